@@ -1,0 +1,102 @@
+//! The unit of every aggregate: what one second of one dimension value saw.
+
+use crate::event::{Origin, Request};
+
+/// Requests in one bucket. Mergeable by addition.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Cell {
+    pub requests: u32,
+    /// 5xx and 408.
+    pub failed: u32,
+    /// Successes (status < 400) — a full outage is a run with none.
+    pub ok: u32,
+    /// Requests that logged a duration.
+    pub timed: u32,
+    /// Sum of durations (busy time), milliseconds.
+    pub busy_ms: f64,
+    /// The longest duration, milliseconds.
+    pub max_ms: f64,
+    /// The earliest line that fell in this bucket.
+    pub first: Origin,
+}
+
+impl Cell {
+    /// Count a request: its arrival (rate, busy time) and, when `outcome`,
+    /// its result (failed or served). A request whose start and end fall in
+    /// different buckets is added twice, once for each.
+    pub fn add(&mut self, r: &Request, arrival: bool, outcome: bool) {
+        if self.is_empty() || r.origin < self.first {
+            self.first = r.origin;
+        }
+        if outcome {
+            if r.failed() {
+                self.failed += 1;
+            }
+            if matches!(r.status, Some(s) if s < 400) {
+                self.ok += 1;
+            }
+        }
+        if !arrival {
+            return;
+        }
+        self.requests += 1;
+        if let Some(d) = r.duration_ms {
+            self.timed += 1;
+            self.busy_ms += d;
+            self.max_ms = self.max_ms.max(d);
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.requests == 0 && self.failed == 0 && self.ok == 0
+    }
+
+    pub fn merge(&mut self, o: &Cell) {
+        if o.is_empty() {
+            return;
+        }
+        if self.is_empty() || o.first < self.first {
+            self.first = o.first;
+        }
+        self.requests += o.requests;
+        self.failed += o.failed;
+        self.ok += o.ok;
+        self.timed += o.timed;
+        self.busy_ms += o.busy_ms;
+        self.max_ms = self.max_ms.max(o.max_ms);
+    }
+
+    /// Mean duration in milliseconds, if any request was timed.
+    pub fn mean_ms(&self) -> Option<f64> {
+        (self.timed > 0).then(|| self.busy_ms / f64::from(self.timed))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cells_add_and_merge_alike() {
+        let r = |status, d: f64, line| Request {
+            status: Some(status),
+            duration_ms: Some(d),
+            origin: Origin { input: 0, line },
+            ..Request::default()
+        };
+        let mut a = Cell::default();
+        a.add(&r(200, 10.0, 5), true, true);
+        a.add(&r(503, 30.0, 3), true, true);
+        let mut b = Cell::default();
+        b.add(&r(200, 10.0, 5), true, true);
+        let mut c = Cell::default();
+        c.add(&r(503, 30.0, 3), true, false);
+        c.add(&r(503, 30.0, 3), false, true);
+        b.merge(&c);
+        assert_eq!(a, b);
+        assert_eq!(a.failed, 1);
+        assert_eq!(a.ok, 1);
+        assert_eq!(a.first.line, 3);
+        assert_eq!(a.mean_ms(), Some(20.0));
+    }
+}

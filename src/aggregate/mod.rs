@@ -1,0 +1,445 @@
+//! Streaming aggregates: events folded into per-second buckets per
+//! dimension value, so memory follows buckets x distinct values, never the
+//! number of lines. Aggregates of two halves of an input merge into the
+//! aggregate of the whole.
+//!
+//! In: [`Event`]s. Out: [`Aggregates`], read by `correlate` through dense
+//! series, per-dimension tables (built with polars in `table.rs`), signal
+//! counts, metric series and orchestrator events.
+//!
+//! ```text
+//! Request { ts: 07:56:55.2, tenant: acct-4411, status: 200, 2.4 s } -> by_dim[Tenant][(acct-4411, 07:56:55)].requests += 1
+//! ```
+
+mod cell;
+mod intern;
+mod table;
+
+pub use cell::Cell;
+pub use table::{AggregateError, DimStats, Span};
+
+use std::collections::{BTreeMap, HashMap};
+
+use crate::event::{
+    Event, InfraEvent, Level, LogRecord, MetricRole, MetricSample, Millis, Origin, Request,
+    RequestKind, Signal,
+};
+use intern::Interner;
+
+/// Distinct (tenant, path) pairs remembered for retry detection; past this
+/// new pairs are not tracked and the report says so.
+pub const MAX_TRACKED_PATHS: usize = 1_000_000;
+
+/// A dimension requests are split by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Dim {
+    Tenant,
+    Integration,
+    Instance,
+    Route,
+}
+
+impl Dim {
+    pub const ALL: [Dim; 4] = [Dim::Tenant, Dim::Integration, Dim::Instance, Dim::Route];
+}
+
+/// Where a path was requested: first and last second and how often.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PathSeen {
+    pub first: i64,
+    pub last: i64,
+    pub count: u32,
+}
+
+/// One metric series.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Series {
+    pub key: String,
+    pub name: String,
+    pub role: Option<MetricRole>,
+    pub instance: Option<String>,
+    pub input: u32,
+    /// (ms, value), sorted by time once finished.
+    pub points: Vec<(Millis, f64)>,
+}
+
+/// A log signal seen in one second on one instance.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SignalCount {
+    pub count: u32,
+    pub first: Origin,
+}
+
+/// A log record worth quoting: the first of each signal per instance.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Quote {
+    pub ts: Millis,
+    pub origin: Origin,
+    pub message: String,
+}
+
+#[derive(Debug, Default)]
+pub struct Aggregates {
+    names: Interner,
+    /// API requests per second (health checks excluded).
+    total: BTreeMap<i64, Cell>,
+    /// Health-check requests per (instance, second); instance id 0 is unknown.
+    health: BTreeMap<(u32, i64), Cell>,
+    by_dim: HashMap<(Dim, u32, i64), Cell>,
+    tenant_integration: HashMap<(u32, u32), u64>,
+    paths: HashMap<(u32, u64), PathSeen>,
+    pub paths_bounded: bool,
+    signals: BTreeMap<(Signal, u32, i64), SignalCount>,
+    quotes: BTreeMap<(Signal, u32), Quote>,
+    levels: BTreeMap<i64, [u32; 6]>,
+    metrics: BTreeMap<String, Series>,
+    infra: Vec<InfraEvent>,
+    first_ms: Option<Millis>,
+    last_ms: Option<Millis>,
+}
+
+fn sec(ms: Millis) -> i64 {
+    ms.div_euclid(1000)
+}
+
+/// Add a request to a map of cells: its arrival at `start`, its outcome at `end`.
+fn bump<K: Ord + std::hash::Hash + Eq, M: CellMap<K>>(
+    map: &mut M,
+    key: impl Fn(i64) -> K,
+    start: i64,
+    end: i64,
+    r: &Request,
+) {
+    if start == end {
+        map.cell(key(start)).add(r, true, true);
+    } else {
+        map.cell(key(start)).add(r, true, false);
+        map.cell(key(end)).add(r, false, true);
+    }
+}
+
+/// The two map kinds cells live in.
+trait CellMap<K> {
+    fn cell(&mut self, key: K) -> &mut Cell;
+}
+
+impl<K: Ord> CellMap<K> for BTreeMap<K, Cell> {
+    fn cell(&mut self, key: K) -> &mut Cell {
+        self.entry(key).or_default()
+    }
+}
+
+impl<K: std::hash::Hash + Eq> CellMap<K> for HashMap<K, Cell> {
+    fn cell(&mut self, key: K) -> &mut Cell {
+        self.entry(key).or_default()
+    }
+}
+
+impl Aggregates {
+    pub fn new() -> Aggregates {
+        let mut a = Aggregates::default();
+        // Id 0 stands for "unknown" in every dimension.
+        a.names.id("");
+        a
+    }
+
+    /// Fold one event in.
+    pub fn add(&mut self, event: Event) {
+        let ts = event.ts();
+        self.first_ms = Some(self.first_ms.map_or(ts, |f| f.min(ts)));
+        self.last_ms = Some(self.last_ms.map_or(ts, |l| l.max(ts)));
+        match event {
+            Event::Request(r) => self.add_request(&r),
+            Event::Log(l) => self.add_log(l),
+            Event::Metric(m) => self.add_metric(m),
+            Event::Infra(i) => self.infra.push(i),
+        }
+    }
+
+    fn id(&mut self, v: &Option<String>) -> u32 {
+        v.as_deref().map_or(0, |s| self.names.id(s))
+    }
+
+    fn add_request(&mut self, r: &Request) {
+        let s = sec(r.ts);
+        let e = sec(r.end_ts);
+        let instance = self.id(&r.instance);
+        if r.kind == RequestKind::HealthCheck {
+            bump(&mut self.health, |t| (instance, t), s, e, r);
+            return;
+        }
+        bump(&mut self.total, |t| t, s, e, r);
+        let tenant = self.id(&r.tenant);
+        let integration = self.id(&r.integration);
+        let route = self.names.id(&r.route);
+        for (dim, id) in [
+            (Dim::Tenant, tenant),
+            (Dim::Integration, integration),
+            (Dim::Instance, instance),
+            (Dim::Route, route),
+        ] {
+            bump(&mut self.by_dim, |t| (dim, id, t), s, e, r);
+        }
+        *self
+            .tenant_integration
+            .entry((tenant, integration))
+            .or_insert(0) += 1;
+        let key = (tenant, r.path_hash);
+        if let Some(p) = self.paths.get_mut(&key) {
+            p.first = p.first.min(s);
+            p.last = p.last.max(s);
+            p.count += 1;
+        } else if self.paths.len() < MAX_TRACKED_PATHS {
+            self.paths.insert(
+                key,
+                PathSeen {
+                    first: s,
+                    last: s,
+                    count: 1,
+                },
+            );
+        } else {
+            self.paths_bounded = true;
+        }
+    }
+
+    fn add_log(&mut self, l: LogRecord) {
+        let s = sec(l.ts);
+        self.levels.entry(s).or_default()[l.level as usize] += 1;
+        if let Some(signal) = l.signal {
+            let instance = self.id(&l.instance);
+            let c = self
+                .signals
+                .entry((signal, instance, s))
+                .or_insert(SignalCount {
+                    count: 0,
+                    first: l.origin,
+                });
+            c.count += 1;
+            c.first = c.first.min(l.origin);
+            let q = self
+                .quotes
+                .entry((signal, instance))
+                .or_insert_with(|| Quote {
+                    ts: l.ts,
+                    origin: l.origin,
+                    message: l.message.clone(),
+                });
+            if l.ts < q.ts {
+                *q = Quote {
+                    ts: l.ts,
+                    origin: l.origin,
+                    message: l.message,
+                };
+            }
+        }
+    }
+
+    fn add_metric(&mut self, m: MetricSample) {
+        let series = self
+            .metrics
+            .entry(m.series.clone())
+            .or_insert_with(|| Series {
+                key: m.series.clone(),
+                name: m.name.clone(),
+                role: m.role,
+                instance: m.instance.clone(),
+                input: m.origin.input,
+                points: Vec::new(),
+            });
+        series.points.push((m.ts, m.value));
+    }
+
+    /// Sort what arrived out of order; call once after the last event.
+    pub fn finish(&mut self) {
+        for s in self.metrics.values_mut() {
+            s.points
+                .sort_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)));
+            s.points.dedup_by(|a, b| a.0 == b.0);
+        }
+        self.infra.sort_by(|a, b| {
+            (a.ts, a.first_ts, &a.object, &a.reason, a.origin)
+                .cmp(&(b.ts, b.first_ts, &b.object, &b.reason, b.origin))
+        });
+    }
+
+    // ---- reading ----
+
+    /// First and last event time, in seconds.
+    pub fn span(&self) -> Option<Span> {
+        Some(Span {
+            start: sec(self.first_ms?),
+            end: sec(self.last_ms?) + 1,
+        })
+    }
+
+    pub fn first_ms(&self) -> Option<Millis> {
+        self.first_ms
+    }
+
+    pub fn last_ms(&self) -> Option<Millis> {
+        self.last_ms
+    }
+
+    pub fn has_requests(&self) -> bool {
+        !self.total.is_empty()
+    }
+
+    /// API request cells for every second of `span` (empty seconds are zero).
+    pub fn total_series(&self, span: Span) -> Vec<Cell> {
+        dense(
+            span,
+            self.total
+                .range(span.start..span.end)
+                .map(|(s, c)| (*s, *c)),
+        )
+    }
+
+    /// Request cells of one dimension value over `span`.
+    pub fn dim_series(&self, dim: Dim, value: &str, span: Span) -> Vec<Cell> {
+        let Some(id) = self.names.get(value) else {
+            return vec![Cell::default(); span.len()];
+        };
+        let mut out = vec![Cell::default(); span.len()];
+        for s in span.start..span.end {
+            if let Some(c) = self.by_dim.get(&(dim, id, s)) {
+                out[(s - span.start) as usize] = *c;
+            }
+        }
+        out
+    }
+
+    /// The distinct values of one dimension, sorted, unknown left out.
+    pub fn dim_values(&self, dim: Dim) -> Vec<String> {
+        let mut ids: Vec<u32> = self
+            .by_dim
+            .keys()
+            .filter(|(d, id, _)| *d == dim && *id != 0)
+            .map(|(_, id, _)| *id)
+            .collect();
+        ids.sort_unstable();
+        ids.dedup();
+        let mut names: Vec<String> = ids
+            .into_iter()
+            .map(|i| self.names.name(i).to_string())
+            .collect();
+        names.sort();
+        names
+    }
+
+    /// The integration that sent most of a tenant's requests.
+    pub fn main_integration(&self, tenant: &str) -> Option<String> {
+        let t = self.names.get(tenant)?;
+        self.tenant_integration
+            .iter()
+            .filter(|((tt, i), _)| *tt == t && *i != 0)
+            .max_by(|a, b| {
+                a.1.cmp(b.1)
+                    .then_with(|| self.names.name(b.0 .1).cmp(self.names.name(a.0 .1)))
+            })
+            .map(|((_, i), _)| self.names.name(*i).to_string())
+    }
+
+    /// Health-check cells per instance over `span`, instances sorted.
+    pub fn health_by_instance(&self, span: Span) -> Vec<(String, Vec<Cell>)> {
+        let mut by: BTreeMap<String, Vec<Cell>> = BTreeMap::new();
+        for (&(inst, s), c) in self.health.range((0, span.start)..) {
+            if s < span.start || s >= span.end {
+                continue;
+            }
+            let name = match self.names.name(inst) {
+                "" => "(unknown)".to_string(),
+                n => n.to_string(),
+            };
+            by.entry(name)
+                .or_insert_with(|| vec![Cell::default(); span.len()])[(s - span.start) as usize]
+                .merge(c);
+        }
+        by.into_iter().collect()
+    }
+
+    /// Counts of one log signal per instance and second.
+    pub fn signal_counts(&self, signal: Signal) -> Vec<(String, i64, SignalCount)> {
+        self.signals
+            .iter()
+            .filter(|((s, _, _), _)| *s == signal)
+            .map(|((_, inst, sec), c)| (self.names.name(*inst).to_string(), *sec, *c))
+            .collect()
+    }
+
+    /// The first record of a signal on each instance.
+    pub fn signal_quotes(&self, signal: Signal) -> Vec<(String, Quote)> {
+        self.quotes
+            .iter()
+            .filter(|((s, _), _)| *s == signal)
+            .map(|((_, inst), q)| (self.names.name(*inst).to_string(), q.clone()))
+            .collect()
+    }
+
+    /// Error and fatal log records per second over `span`.
+    pub fn error_logs(&self, span: Span) -> Vec<u32> {
+        let mut out = vec![0; span.len()];
+        for (s, levels) in self.levels.range(span.start..span.end) {
+            out[(s - span.start) as usize] =
+                levels[Level::Error as usize] + levels[Level::Fatal as usize];
+        }
+        out
+    }
+
+    pub fn has_logs(&self) -> bool {
+        !self.levels.is_empty()
+    }
+
+    pub fn metric_series(&self) -> impl Iterator<Item = &Series> {
+        self.metrics.values()
+    }
+
+    pub fn infra_events(&self) -> &[InfraEvent] {
+        &self.infra
+    }
+
+    /// A tenant's paths: how many it sent in `after`, and how many of those
+    /// it had already sent before `after.start` (re-sent work).
+    pub fn resent_paths(&self, tenant: &str, after: Span) -> (u64, u64) {
+        let Some(t) = self.names.get(tenant) else {
+            return (0, 0);
+        };
+        let mut in_window = 0u64;
+        let mut resent = 0u64;
+        for (&(tt, _), p) in &self.paths {
+            if tt != t || p.last < after.start || p.first >= after.end {
+                continue;
+            }
+            in_window += 1;
+            if p.first < after.start {
+                resent += 1;
+            }
+        }
+        (in_window, resent)
+    }
+
+    /// Per-value statistics of one dimension in a window and a baseline.
+    pub fn dim_stats(
+        &self,
+        dim: Dim,
+        window: Span,
+        baseline: Span,
+    ) -> Result<Vec<DimStats>, AggregateError> {
+        let cells = self
+            .by_dim
+            .iter()
+            .filter(|((d, id, _), _)| *d == dim && *id != 0)
+            .map(|((_, id, s), c)| (self.names.name(*id), *s, c));
+        table::dim_stats(cells, window, baseline)
+    }
+}
+
+fn dense(span: Span, cells: impl Iterator<Item = (i64, Cell)>) -> Vec<Cell> {
+    let mut out = vec![Cell::default(); span.len()];
+    for (s, c) in cells {
+        if s >= span.start && s < span.end {
+            out[(s - span.start) as usize] = c;
+        }
+    }
+    out
+}

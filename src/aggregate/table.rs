@@ -1,0 +1,206 @@
+//! Per-dimension tables, built with polars: one row per (value, second),
+//! grouped into window and baseline sums per value. polars stays inside this
+//! stage; callers get plain [`DimStats`].
+
+use polars::prelude::*;
+
+use super::cell::Cell;
+
+/// A half-open span of seconds since the epoch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Span {
+    pub start: i64,
+    pub end: i64,
+}
+
+impl Span {
+    pub fn new(start: i64, end: i64) -> Span {
+        Span {
+            start,
+            end: end.max(start),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        (self.end - self.start).max(0) as usize
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.end <= self.start
+    }
+
+    pub fn contains(&self, s: i64) -> bool {
+        s >= self.start && s < self.end
+    }
+
+    pub fn secs(&self) -> f64 {
+        (self.end - self.start).max(0) as f64
+    }
+}
+
+/// One dimension value's totals in the window and in the baseline.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DimStats {
+    pub value: String,
+    pub window_requests: u64,
+    pub window_failed: u64,
+    pub window_busy_ms: f64,
+    pub baseline_requests: u64,
+    pub baseline_busy_ms: f64,
+    pub total_requests: u64,
+}
+
+#[derive(Debug, thiserror::Error, miette::Diagnostic)]
+#[error("building the {what} table failed: {source}")]
+#[diagnostic(
+    code(postmortem::aggregate::table),
+    help("this is a bug in postmortem; please report it with the command line")
+)]
+pub struct AggregateError {
+    what: &'static str,
+    #[source]
+    source: PolarsError,
+}
+
+fn in_span(span: Span) -> Expr {
+    col("sec")
+        .gt_eq(lit(span.start))
+        .and(col("sec").lt(lit(span.end)))
+}
+
+/// Group cells by value, summing inside `window` and `baseline`. Sorted by value.
+pub fn dim_stats<'a>(
+    cells: impl Iterator<Item = (&'a str, i64, &'a Cell)>,
+    window: Span,
+    baseline: Span,
+) -> Result<Vec<DimStats>, AggregateError> {
+    let err = |source| AggregateError {
+        what: "dimension",
+        source,
+    };
+    let (mut values, mut secs, mut requests, mut failed, mut busy) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for (v, s, c) in cells {
+        values.push(v);
+        secs.push(s);
+        requests.push(i64::from(c.requests));
+        failed.push(i64::from(c.failed));
+        busy.push(c.busy_ms);
+    }
+    let df = DataFrame::new_infer_height(vec![
+        Column::new("value".into(), values),
+        Column::new("sec".into(), secs),
+        Column::new("requests".into(), requests),
+        Column::new("failed".into(), failed),
+        Column::new("busy_ms".into(), busy),
+    ])
+    .map_err(err)?;
+    let out = df
+        .lazy()
+        .group_by([col("value")])
+        .agg([
+            col("requests").filter(in_span(window)).sum().alias("w_req"),
+            col("failed").filter(in_span(window)).sum().alias("w_fail"),
+            col("busy_ms").filter(in_span(window)).sum().alias("w_busy"),
+            col("requests")
+                .filter(in_span(baseline))
+                .sum()
+                .alias("b_req"),
+            col("busy_ms")
+                .filter(in_span(baseline))
+                .sum()
+                .alias("b_busy"),
+            col("requests").sum().alias("t_req"),
+        ])
+        .sort(["value"], SortMultipleOptions::default())
+        .collect()
+        .map_err(err)?;
+    let text = |name: &str| -> Result<Vec<String>, AggregateError> {
+        Ok(out
+            .column(name)
+            .and_then(|c| c.str().cloned())
+            .map_err(err)?
+            .iter()
+            .map(|v| v.unwrap_or("").to_string())
+            .collect())
+    };
+    let int = |name: &str| -> Result<Vec<u64>, AggregateError> {
+        Ok(out
+            .column(name)
+            .and_then(|c| c.i64().cloned())
+            .map_err(err)?
+            .iter()
+            .map(|v| v.unwrap_or(0).max(0) as u64)
+            .collect())
+    };
+    let float = |name: &str| -> Result<Vec<f64>, AggregateError> {
+        Ok(out
+            .column(name)
+            .and_then(|c| c.f64().cloned())
+            .map_err(err)?
+            .iter()
+            .map(|v| v.unwrap_or(0.0))
+            .collect())
+    };
+    let (value, w_req, w_fail, w_busy, b_req, b_busy, t_req) = (
+        text("value")?,
+        int("w_req")?,
+        int("w_fail")?,
+        float("w_busy")?,
+        int("b_req")?,
+        float("b_busy")?,
+        int("t_req")?,
+    );
+    Ok((0..value.len())
+        .map(|i| DimStats {
+            value: value[i].clone(),
+            window_requests: w_req[i],
+            window_failed: w_fail[i],
+            window_busy_ms: w_busy[i],
+            baseline_requests: b_req[i],
+            baseline_busy_ms: b_busy[i],
+            total_requests: t_req[i],
+        })
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn window_and_baseline_sums_per_value() {
+        let c = |requests, failed, busy_ms| Cell {
+            requests,
+            failed,
+            busy_ms,
+            ..Cell::default()
+        };
+        let a1 = c(2, 0, 10.0);
+        let a2 = c(5, 1, 100.0);
+        let b1 = c(1, 0, 1.0);
+        let cells = vec![("a", 10, &a1), ("a", 20, &a2), ("b", 10, &b1)];
+        let stats =
+            dim_stats(cells.into_iter(), Span::new(15, 25), Span::new(0, 15)).expect("table");
+        assert_eq!(stats.len(), 2);
+        assert_eq!(stats[0].value, "a");
+        assert_eq!(
+            (
+                stats[0].window_requests,
+                stats[0].window_failed,
+                stats[0].baseline_requests
+            ),
+            (5, 1, 2)
+        );
+        assert_eq!(stats[0].window_busy_ms, 100.0);
+        assert_eq!(stats[1].value, "b");
+        assert_eq!(
+            (
+                stats[1].window_requests,
+                stats[1].baseline_requests,
+                stats[1].total_requests
+            ),
+            (0, 1, 1)
+        );
+    }
+}

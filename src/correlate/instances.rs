@@ -1,0 +1,183 @@
+//! Instance restarts, from orchestrator events (kills, starts) and from
+//! application start-up and shutdown lines, merged per instance.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::aggregate::Aggregates;
+use crate::event::{InfraKind, Millis, Origin, Signal};
+
+/// Markers of one instance closer than this belong to one restart.
+const SAME_RESTART_MS: Millis = 120_000;
+
+/// One restart of one instance: when it went down and when it was back.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Restart {
+    pub instance: String,
+    pub down: Millis,
+    pub up: Option<Millis>,
+    pub source: Origin,
+    /// Why, in the orchestrator's words (`failed liveness probe`), if known.
+    pub cause: Option<String>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct InstanceHistory {
+    /// Every instance the orchestrator or the application logs name.
+    pub instances: BTreeSet<String>,
+    pub restarts: Vec<Restart>,
+    /// Probe failures per instance.
+    pub probe_failures: BTreeMap<String, ProbeFailures>,
+}
+
+/// An instance's failed liveness/readiness probes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ProbeFailures {
+    pub first: Millis,
+    pub last: Millis,
+    pub count: u32,
+    pub origin: Origin,
+}
+
+/// A marker of one instance going down or coming up: when, which, where, why.
+type Marker = (Millis, Mark, Origin, Option<String>);
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Mark {
+    Down,
+    Up,
+}
+
+pub fn history(agg: &Aggregates) -> InstanceHistory {
+    let mut h = InstanceHistory::default();
+    let mut marks: BTreeMap<String, Vec<Marker>> = BTreeMap::new();
+    for e in agg.infra_events() {
+        if e.object.is_empty() {
+            continue;
+        }
+        match e.kind {
+            InfraKind::Killing | InfraKind::OomKilled | InfraKind::BackOff => {
+                h.instances.insert(e.object.clone());
+                marks.entry(e.object.clone()).or_default().push((
+                    e.ts,
+                    Mark::Down,
+                    e.origin,
+                    Some(e.message.clone()),
+                ));
+            }
+            InfraKind::Started => {
+                h.instances.insert(e.object.clone());
+                marks
+                    .entry(e.object.clone())
+                    .or_default()
+                    .push((e.ts, Mark::Up, e.origin, None));
+            }
+            InfraKind::ProbeFailed => {
+                h.instances.insert(e.object.clone());
+                let p = h
+                    .probe_failures
+                    .entry(e.object.clone())
+                    .or_insert(ProbeFailures {
+                        first: e.first_ts,
+                        last: e.ts,
+                        count: 0,
+                        origin: e.origin,
+                    });
+                p.first = p.first.min(e.first_ts);
+                p.last = p.last.max(e.ts);
+                // Event streams repeat one event with a growing count: keep the largest.
+                p.count = p.count.max(e.count);
+            }
+            _ => {}
+        }
+    }
+    for (signal, mark) in [(Signal::Shutdown, Mark::Down), (Signal::Startup, Mark::Up)] {
+        for (inst, s, c) in agg.signal_counts(signal) {
+            if inst.is_empty() {
+                continue;
+            }
+            h.instances.insert(inst.clone());
+            marks
+                .entry(inst)
+                .or_default()
+                .push((s * 1000, mark, c.first, None));
+        }
+    }
+    for (inst, mut ms) in marks {
+        ms.sort_by_key(|a| (a.0, a.1, a.2));
+        let mut current: Option<Restart> = None;
+        for (t, mark, origin, cause) in ms {
+            match mark {
+                Mark::Down => match &mut current {
+                    // A second kill marker of the same restart (event and log line).
+                    Some(r) if r.up.is_none() && t - r.down <= SAME_RESTART_MS => {
+                        if r.cause.is_none() {
+                            r.cause = cause;
+                        }
+                    }
+                    _ => {
+                        if let Some(r) = current.take() {
+                            h.restarts.push(r);
+                        }
+                        current = Some(Restart {
+                            instance: inst.clone(),
+                            down: t,
+                            up: None,
+                            source: origin,
+                            cause,
+                        });
+                    }
+                },
+                Mark::Up => match &mut current {
+                    Some(r) if r.up.is_none() => r.up = Some(t),
+                    Some(r) if r.up.is_some_and(|u| t - u <= SAME_RESTART_MS) => {
+                        // Started event and start-up log line of one restart: keep the later.
+                        r.up = Some(r.up.map_or(t, |u| u.max(t)));
+                    }
+                    _ => {
+                        // A start without a known stop: the process (re)started here. At the very
+                        // start of the data this is just the first boot, not a restart.
+                        if let Some(r) = current.take() {
+                            h.restarts.push(r);
+                        }
+                        if agg.first_ms().is_some_and(|f| t - f > SAME_RESTART_MS) {
+                            current = Some(Restart {
+                                instance: inst.clone(),
+                                down: t,
+                                up: Some(t),
+                                source: origin,
+                                cause: None,
+                            });
+                        }
+                    }
+                },
+            }
+        }
+        if let Some(r) = current.take() {
+            h.restarts.push(r);
+        }
+    }
+    h.restarts
+        .sort_by(|a, b| (a.down, &a.instance).cmp(&(b.down, &b.instance)));
+    h
+}
+
+impl InstanceHistory {
+    /// The largest number of distinct instances down at one moment, and when
+    /// (the moment the last of them went down).
+    pub fn most_down_at_once(&self) -> (usize, Option<Millis>) {
+        let mut best = (0usize, None);
+        for r in &self.restarts {
+            let t = r.down;
+            let down: BTreeSet<&str> = self
+                .restarts
+                .iter()
+                .filter(|o| o.down <= t && o.up.is_none_or(|u| u > t))
+                .map(|o| o.instance.as_str())
+                .collect();
+            if down.len() > best.0 {
+                best = (down.len(), Some(t));
+            }
+        }
+        best
+    }
+}

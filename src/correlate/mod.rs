@@ -1,0 +1,412 @@
+//! Correlation: the aggregates read as one story. Finds the onset and the
+//! recovery, the baseline before them, who drove the load, what the pools,
+//! health checks and instances did, and lays it out as a timeline.
+//!
+//! In: [`Aggregates`] and the input names. Out: an [`Analysis`] that the
+//! pattern detectors and the report read.
+//!
+//! ```text
+//! per-second series -> flags (errors, latency, surges, saturation) -> Incident { onset 07:56:55, recovered 08:01:35 }
+//! tenant table (window vs baseline) -> Attribution { rows: [acct-4411 x9000, ...], organic: false }
+//! ```
+
+mod attribution;
+mod instances;
+mod onset;
+mod pool;
+pub mod stats;
+pub mod timeline;
+
+pub use attribution::{Attribution, AttributionRow};
+pub use instances::{InstanceHistory, ProbeFailures, Restart};
+pub use onset::{Incident, WINDOW};
+pub use pool::{PoolInstance, PoolState};
+pub use timeline::{TimelineEntry, TimelineKind};
+
+use crate::aggregate::{AggregateError, Aggregates, Cell, Dim, Span};
+use crate::event::{InfraEvent, InfraKind, Millis, Origin};
+
+/// What correlation needs besides the aggregates.
+#[derive(Clone, Debug, Default)]
+pub struct CorrelateOptions {
+    /// Input names by index, for sources such as `access.log:10233`.
+    pub inputs: Vec<String>,
+    /// `--baseline START..END`, seconds.
+    pub baseline: Option<Span>,
+    /// `--since`/`--until`, seconds.
+    pub since: Option<i64>,
+    pub until: Option<i64>,
+}
+
+/// A run of a tenant's (or the total's) requests above its baseline.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Surge {
+    pub value: String,
+    pub start: i64,
+    pub end: i64,
+    pub peak_rate: f64,
+    pub baseline_rate: f64,
+    pub first: Origin,
+}
+
+/// Health checks seen in access logs, per instance.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct HealthState {
+    pub instances: Vec<String>,
+    /// Instances with a failing (5xx/timeout) or very slow check in the incident.
+    pub failing: Vec<String>,
+    pub first_failure: Option<(i64, Origin)>,
+    pub checks_in_window: u64,
+    pub failed_in_window: u64,
+    pub baseline_median_ms: f64,
+    pub window_max_ms: f64,
+}
+
+/// Everything correlation found.
+#[derive(Clone, Debug, Default)]
+pub struct Analysis {
+    pub inputs: Vec<String>,
+    pub span: Option<Span>,
+    pub baseline: Option<Span>,
+    pub incident: Option<Incident>,
+    /// API requests per second over the span.
+    pub totals: Vec<Cell>,
+    pub errors_start: Option<(i64, Origin)>,
+    pub latency_start: Option<i64>,
+    pub surges: Vec<Surge>,
+    pub attribution: Attribution,
+    pub pool: PoolState,
+    pub health: HealthState,
+    pub history: InstanceHistory,
+    /// Runs (start, end) of seconds with requests expected and none served.
+    pub outages: Vec<Span>,
+    pub timeline: Vec<TimelineEntry>,
+    /// Instances (as access logs name them) with failed requests in the window.
+    pub instances_with_failures: Vec<String>,
+    /// Deploys and rollbacks anywhere in the data.
+    pub changes: Vec<InfraEvent>,
+    pub warnings: Vec<String>,
+}
+
+impl Analysis {
+    /// `input:line` for an origin.
+    pub fn source(&self, o: Origin) -> String {
+        format!("{}:{}", self.input_name(o.input), o.line)
+    }
+
+    pub fn input_name(&self, input: u32) -> &str {
+        self.inputs.get(input as usize).map_or("?", String::as_str)
+    }
+
+    /// The incident window as a span, or the whole span.
+    pub fn window(&self) -> Option<Span> {
+        match self.incident {
+            Some(i) => Some(Span::new(i.onset, i.recovered)),
+            None => self.span,
+        }
+    }
+}
+
+/// Candidate tenants examined second by second for surges.
+const SURGE_CANDIDATES: usize = 25;
+
+pub fn correlate(agg: &Aggregates, opts: &CorrelateOptions) -> Result<Analysis, AggregateError> {
+    let mut a = Analysis {
+        inputs: opts.inputs.clone(),
+        ..Analysis::default()
+    };
+    let Some(mut span) = agg.span() else {
+        return Ok(a);
+    };
+    if let Some(s) = opts.since {
+        span.start = span.start.max(s);
+    }
+    if let Some(u) = opts.until {
+        span.end = span.end.min(u);
+    }
+    if span.is_empty() {
+        a.warnings
+            .push("--since/--until leave no data to analyse".to_string());
+        return Ok(a);
+    }
+    a.span = Some(span);
+    a.totals = agg.total_series(span);
+    a.pool = pool::pool_state(agg, span);
+    a.history = instances::history(agg);
+    let health = agg.health_by_instance(span);
+
+    // Candidate surgers: the busiest tenants over the whole span.
+    let whole = agg.dim_stats(Dim::Tenant, span, span)?;
+    let mut ranked: Vec<&crate::aggregate::DimStats> = whole.iter().collect();
+    ranked.sort_by(|x, y| {
+        y.total_requests
+            .cmp(&x.total_requests)
+            .then(x.value.cmp(&y.value))
+    });
+    let candidates: Vec<(String, Vec<Cell>)> = ranked
+        .iter()
+        .take(SURGE_CANDIDATES)
+        .map(|s| (s.value.clone(), agg.dim_series(Dim::Tenant, &s.value, span)))
+        .collect();
+
+    let mut baseline = opts.baseline.unwrap_or(span);
+    let mut incident = None;
+    let passes = if opts.baseline.is_some() { 1 } else { 2 };
+    let mut flags = onset::Flags::default();
+    for _ in 0..passes {
+        let range = rel(span, baseline);
+        flags = symptom_flags(agg, span, range.clone(), &a, &health);
+        flags.causes = cause_flags(&a.totals, &candidates, &a.pool, range);
+        incident = onset::find(span, &flags);
+        if opts.baseline.is_none() {
+            baseline = onset::baseline_for(span, incident);
+        }
+    }
+    a.incident = incident;
+    a.baseline = Some(baseline);
+    if baseline.len() < 300 {
+        a.warnings.push(format!(
+            "the baseline is only {} s long; ratios against it are rough (give a longer export or --baseline START..END)",
+            baseline.len()
+        ));
+    }
+    let window = a.window().unwrap_or(span);
+    let range = rel(span, baseline);
+
+    // Surges of the candidates and of the total, relative to their baselines.
+    for (value, cells) in candidates
+        .iter()
+        .map(|(v, c)| (v.as_str(), c))
+        .chain(std::iter::once(("(all)", &a.totals)))
+    {
+        let counts: Vec<f64> = cells.iter().map(|c| f64::from(c.requests)).collect();
+        let rate = onset::base_rate(&counts, range.clone());
+        let f = onset::count_flags(&counts, rate);
+        for (s, e) in runs(&f, WINDOW) {
+            let peak = counts[s..e].iter().copied().fold(0.0, f64::max);
+            if !Span::new(span.start + s as i64, span.start + e as i64)
+                .overlaps(&widen(window, onset::MERGE_GAP))
+            {
+                continue;
+            }
+            a.surges.push(Surge {
+                value: value.to_string(),
+                start: span.start + s as i64,
+                end: span.start + e as i64,
+                peak_rate: peak,
+                baseline_rate: rate,
+                first: cells[s].first,
+            });
+        }
+    }
+    a.surges
+        .sort_by(|x, y| (x.start, &x.value).cmp(&(y.start, &y.value)));
+
+    // Errors and latency onsets inside the window.
+    let idx = |s: i64| (s - span.start) as usize;
+    a.errors_start = (window.start..window.end)
+        .find(|&s| flags.errors[idx(s)])
+        .map(|s| (s, a.totals[idx(s)].first));
+    a.latency_start = (window.start..window.end).find(|&s| flags.latency[idx(s)]);
+    a.health = health_state(&health, span, window, range);
+    a.outages = outages(
+        &a.totals,
+        span,
+        window,
+        range_rate(&a.totals, rel(span, baseline), |c| c.ok),
+    );
+    a.attribution = attribution::attribute(agg, window, baseline)?;
+    a.instances_with_failures = agg
+        .dim_stats(Dim::Instance, window, baseline)?
+        .into_iter()
+        .filter(|s| s.window_failed > 0)
+        .map(|s| s.value)
+        .collect();
+    a.changes = agg
+        .infra_events()
+        .iter()
+        .filter(|e| matches!(e.kind, InfraKind::Deploy | InfraKind::Rollback))
+        .cloned()
+        .collect();
+    a.timeline = timeline::build(&a);
+    Ok(a)
+}
+
+impl Span {
+    fn overlaps(&self, o: &Span) -> bool {
+        self.start < o.end && o.start < self.end
+    }
+}
+
+fn widen(s: Span, by: i64) -> Span {
+    Span::new(s.start - by, s.end + by)
+}
+
+/// `inner` as an index range into `outer`'s seconds.
+fn rel(outer: Span, inner: Span) -> std::ops::Range<usize> {
+    let a = (inner.start.max(outer.start) - outer.start) as usize;
+    let b = (inner.end.min(outer.end) - outer.start).max(0) as usize;
+    a..b.max(a)
+}
+
+/// Runs of true flags, bridging gaps shorter than `gap`: (first, end) indices.
+fn runs(flags: &[bool], gap: usize) -> Vec<(usize, usize)> {
+    let mut out: Vec<(usize, usize)> = Vec::new();
+    for (i, _) in flags.iter().enumerate().filter(|(_, f)| **f) {
+        match out.last_mut() {
+            Some(r) if i - r.1 <= gap => r.1 = i + 1,
+            _ => out.push((i, i + 1)),
+        }
+    }
+    out
+}
+
+fn range_rate(cells: &[Cell], range: std::ops::Range<usize>, f: impl Fn(&Cell) -> u32) -> f64 {
+    let counts: Vec<f64> = cells.iter().map(|c| f64::from(f(c))).collect();
+    onset::base_rate(&counts, range)
+}
+
+fn symptom_flags(
+    agg: &Aggregates,
+    span: Span,
+    range: std::ops::Range<usize>,
+    a: &Analysis,
+    health: &[(String, Vec<Cell>)],
+) -> onset::Flags {
+    let n = span.len();
+    let failed: Vec<f64> = a.totals.iter().map(|c| f64::from(c.failed)).collect();
+    let mut errors = onset::count_flags(&failed, onset::base_rate(&failed, range.clone()));
+    // Nothing served while requests were expected is the worst error of all.
+    let ok_rate = range_rate(&a.totals, range.clone(), |c| c.ok);
+    for (i, f) in no_success_flags(&a.totals, ok_rate).into_iter().enumerate() {
+        errors[i] |= f;
+    }
+    let latency = onset::latency_flags(&a.totals, range.clone());
+    let mut other = vec![false; n];
+    let logs: Vec<f64> = agg.error_logs(span).into_iter().map(f64::from).collect();
+    let log_flags = onset::count_flags(&logs, onset::base_rate(&logs, range.clone()));
+    for i in 0..n {
+        other[i] = log_flags[i] || a.pool.log_lines[i] > 0;
+    }
+    for (_, cells) in health {
+        for (i, c) in cells.iter().enumerate() {
+            if c.failed > 0 {
+                other[i] = true;
+            }
+        }
+    }
+    for e in agg.infra_events() {
+        let marks = matches!(
+            e.kind,
+            InfraKind::ProbeFailed | InfraKind::Killing | InfraKind::OomKilled | InfraKind::BackOff
+        );
+        if !marks {
+            continue;
+        }
+        for s in (e.first_ts.div_euclid(1000))..=(e.ts.div_euclid(1000)) {
+            if span.contains(s) {
+                other[(s - span.start) as usize] = true;
+            }
+        }
+    }
+    onset::Flags {
+        errors,
+        latency,
+        other,
+        causes: Vec::new(),
+    }
+}
+
+fn cause_flags(
+    totals: &[Cell],
+    candidates: &[(String, Vec<Cell>)],
+    pool: &PoolState,
+    range: std::ops::Range<usize>,
+) -> Vec<Vec<bool>> {
+    let mut causes = Vec::new();
+    for cells in candidates
+        .iter()
+        .map(|(_, c)| c)
+        .chain(std::iter::once(&totals.to_vec()))
+    {
+        let counts: Vec<f64> = cells.iter().map(|c| f64::from(c.requests)).collect();
+        let rate = onset::base_rate(&counts, range.clone());
+        causes.push(onset::count_flags(&counts, rate));
+    }
+    causes.push(pool.saturated_secs.clone());
+    causes
+}
+
+fn health_state(
+    health: &[(String, Vec<Cell>)],
+    span: Span,
+    window: Span,
+    range: std::ops::Range<usize>,
+) -> HealthState {
+    let mut h = HealthState::default();
+    let mut base_means = Vec::new();
+    for (_, cells) in health {
+        base_means.extend(cells[range.clone()].iter().filter_map(Cell::mean_ms));
+    }
+    h.baseline_median_ms = stats::median(&base_means);
+    let w = rel(span, window);
+    for (inst, cells) in health {
+        h.instances.push(inst.clone());
+        let mut failing = false;
+        for (i, c) in cells.iter().enumerate().take(w.end).skip(w.start) {
+            h.checks_in_window += u64::from(c.requests);
+            h.failed_in_window += u64::from(c.failed);
+            h.window_max_ms = h.window_max_ms.max(c.max_ms);
+            // Failing means failed: a slow check that passes is not a failed one.
+            if c.failed > 0 {
+                failing = true;
+                let s = span.start + i as i64;
+                if h.first_failure.is_none_or(|(f, _)| s < f) {
+                    h.first_failure = Some((s, c.first));
+                }
+            }
+        }
+        if failing {
+            h.failing.push(inst.clone());
+        }
+    }
+    h
+}
+
+/// Seconds in runs in which nothing succeeded although the baseline rate
+/// expects at least ten successes over the run (by chance that happens with
+/// probability e^-10, about 1 in 22,000).
+fn no_success_flags(totals: &[Cell], ok_rate: f64) -> Vec<bool> {
+    let mut flags = vec![false; totals.len()];
+    if ok_rate <= 0.0 {
+        return flags;
+    }
+    let zero: Vec<bool> = totals.iter().map(|c| c.ok == 0).collect();
+    for (s, e) in runs(&zero, 1) {
+        if ok_rate * (e - s) as f64 >= 10.0 {
+            for f in &mut flags[s..e] {
+                *f = true;
+            }
+        }
+    }
+    flags
+}
+
+/// Runs of seconds in the window in which nothing was served.
+fn outages(totals: &[Cell], span: Span, window: Span, ok_rate: f64) -> Vec<Span> {
+    let w = rel(span, window);
+    let flags: Vec<bool> = no_success_flags(totals, ok_rate)
+        .into_iter()
+        .enumerate()
+        .map(|(i, f)| f && w.contains(&i))
+        .collect();
+    runs(&flags, 1)
+        .into_iter()
+        .map(|(s, e)| Span::new(span.start + s as i64, span.start + e as i64))
+        .collect()
+}
+
+/// Milliseconds to whole seconds.
+pub fn secs(ms: Millis) -> i64 {
+    ms.div_euclid(1000)
+}

@@ -1,0 +1,238 @@
+//! Onset and recovery from the data. Symptoms (failed requests, slow
+//! requests, error logs, failing health checks, kills) mark the incident;
+//! causes that run into it (a tenant's or the total request rate surging, a
+//! saturated pool) move the onset back to where they began. Baselines come
+//! from the data before the onset, with medians so that the incident itself
+//! does not shift them.
+
+use crate::aggregate::{Cell, Span};
+
+use super::stats::{forward_sums, mad, median, poisson_exceeds};
+
+/// Seconds a window sums over: long enough to steady a rate, short enough
+/// to place an onset to the second after refinement.
+pub const WINDOW: usize = 5;
+/// Symptoms less than this far apart are one incident.
+pub const MERGE_GAP: i64 = 120;
+/// An incident needs at least this many symptomatic seconds.
+pub const MIN_SYMPTOM_SECS: usize = 10;
+
+/// The incident: absolute seconds.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Incident {
+    pub onset: i64,
+    pub recovered: i64,
+    /// Where symptoms (not causes) began.
+    pub symptoms_start: i64,
+}
+
+/// Per-second symptom and cause flags over the span.
+#[derive(Clone, Debug, Default)]
+pub struct Flags {
+    pub errors: Vec<bool>,
+    pub latency: Vec<bool>,
+    pub other: Vec<bool>,
+    /// Each cause's flags (request surges, pool saturation).
+    pub causes: Vec<Vec<bool>>,
+}
+
+impl Flags {
+    pub fn symptom(&self, i: usize) -> bool {
+        self.errors[i] || self.latency[i] || self.other[i]
+    }
+}
+
+/// Baseline of a count series: the robust rate per second.
+pub fn base_rate(counts: &[f64], baseline: std::ops::Range<usize>) -> f64 {
+    let sums = forward_sums(counts, WINDOW);
+    let b = &sums[baseline.start
+        ..baseline
+            .end
+            .min(sums.len().saturating_sub(WINDOW - 1))
+            .max(baseline.start)];
+    if b.is_empty() {
+        return 0.0;
+    }
+    // The mean is used when the median is zero (sparse traffic) so that a
+    // tenant sending a request every few minutes has a rate, not zero.
+    let med = median(b);
+    let mean = b.iter().sum::<f64>() / b.len() as f64;
+    (if med > 0.0 {
+        med.min(mean.max(med))
+    } else {
+        mean
+    }) / WINDOW as f64
+}
+
+/// Seconds where a count runs above its baseline rate (forward windows,
+/// then refined so a run starts and ends on seconds that are high themselves).
+pub fn count_flags(counts: &[f64], rate: f64) -> Vec<bool> {
+    let sums = forward_sums(counts, WINDOW);
+    let expected = rate * WINDOW as f64;
+    let mut flags = vec![false; counts.len()];
+    for (i, sum) in sums.iter().enumerate() {
+        if poisson_exceeds(*sum, expected) {
+            for (j, f) in flags.iter_mut().enumerate().skip(i).take(WINDOW) {
+                // Within a high window only the seconds above their own rate count.
+                if counts[j] > rate + 2.0 * rate.sqrt() {
+                    *f = true;
+                }
+            }
+        }
+    }
+    flags
+}
+
+/// Seconds whose mean latency (over a forward window) is far above the
+/// baseline's: six robust standard deviations and at least double.
+pub fn latency_flags(cells: &[Cell], baseline: std::ops::Range<usize>) -> Vec<bool> {
+    let n = cells.len();
+    let busy: Vec<f64> = cells.iter().map(|c| c.busy_ms).collect();
+    let timed: Vec<f64> = cells.iter().map(|c| f64::from(c.timed)).collect();
+    let (bs, ts) = (forward_sums(&busy, WINDOW), forward_sums(&timed, WINDOW));
+    let means: Vec<f64> = (0..n)
+        .map(|i| if ts[i] > 0.0 { bs[i] / ts[i] } else { f64::NAN })
+        .collect();
+    let base: Vec<f64> = means[baseline.start..baseline.end.min(n)].to_vec();
+    let med = median(&base);
+    if med <= 0.0 {
+        return vec![false; n];
+    }
+    let threshold = (med + 6.0 * mad(&base, med)).max(2.0 * med);
+    let mut flags = vec![false; n];
+    for (i, mean) in means.iter().enumerate() {
+        if *mean > threshold {
+            for (j, f) in flags.iter_mut().enumerate().skip(i).take(WINDOW) {
+                if cells[j].mean_ms().is_some_and(|m| m > threshold) {
+                    *f = true;
+                }
+            }
+        }
+    }
+    flags
+}
+
+/// Find the incident in the flags: the cluster of symptoms (merged across
+/// short gaps) with the most symptomatic seconds, its onset moved back to
+/// the start of any cause that runs into it.
+pub fn find(span: Span, flags: &Flags) -> Option<Incident> {
+    let n = span.len();
+    let mut clusters: Vec<(usize, usize, usize)> = Vec::new(); // (first, last, symptomatic secs)
+    for i in (0..n).filter(|&i| flags.symptom(i)) {
+        match clusters.last_mut() {
+            Some(c) if (i - c.1) as i64 <= MERGE_GAP => {
+                c.1 = i;
+                c.2 += 1;
+            }
+            _ => clusters.push((i, i, 1)),
+        }
+    }
+    let &(first, last, count) = clusters
+        .iter()
+        .max_by(|a, b| a.2.cmp(&b.2).then(b.0.cmp(&a.0)))?;
+    if count < MIN_SYMPTOM_SECS {
+        return None;
+    }
+    let mut onset = first;
+    for cause in &flags.causes {
+        // The cause's latest second at or before the first symptom, no more
+        // than a merge gap before it.
+        let lo = first.saturating_sub(MERGE_GAP as usize);
+        let Some(latest) = (lo..=first).rev().find(|&i| cause[i]) else {
+            continue;
+        };
+        // Walk back through its run, bridging gaps no longer than a window.
+        let mut start = latest;
+        let mut i = latest;
+        while i > 0 && start - (i - 1) <= WINDOW {
+            i -= 1;
+            if cause[i] {
+                start = i;
+            }
+        }
+        onset = onset.min(start);
+    }
+    Some(Incident {
+        onset: span.start + onset as i64,
+        recovered: span.start + last as i64 + 1,
+        symptoms_start: span.start + first as i64,
+    })
+}
+
+/// The baseline for an incident: the data before it, less a minute of
+/// margin; when there is too little, everything outside the incident.
+pub fn baseline_for(span: Span, incident: Option<Incident>) -> Span {
+    match incident {
+        Some(inc) => {
+            let before = Span::new(span.start, inc.onset - 60);
+            if before.len() >= 300 {
+                before
+            } else {
+                let after = Span::new(inc.recovered + 60, span.end);
+                if after.len() > before.len() {
+                    after
+                } else {
+                    before
+                }
+            }
+        }
+        None => span,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn flags(n: usize) -> Flags {
+        Flags {
+            errors: vec![false; n],
+            latency: vec![false; n],
+            other: vec![false; n],
+            causes: vec![vec![false; n]],
+        }
+    }
+
+    #[test]
+    fn a_cause_running_into_symptoms_moves_the_onset_back() {
+        let span = Span::new(1000, 1600);
+        let mut f = flags(600);
+        for i in 300..400 {
+            f.errors[i] = true;
+        }
+        for i in 250..420 {
+            f.causes[0][i] = true;
+        }
+        let inc = find(span, &f).expect("incident");
+        assert_eq!(inc.onset, 1250);
+        assert_eq!(inc.symptoms_start, 1300);
+        assert_eq!(inc.recovered, 1400);
+    }
+
+    #[test]
+    fn a_cause_alone_is_no_incident_and_stray_symptoms_are_too_few() {
+        let span = Span::new(0, 600);
+        let mut f = flags(600);
+        for i in 100..500 {
+            f.causes[0][i] = true;
+        }
+        f.errors[200] = true;
+        f.errors[450] = true;
+        assert_eq!(find(span, &f), None);
+    }
+
+    #[test]
+    fn surges_are_flagged_from_their_first_second() {
+        let mut counts = vec![2.0; 300];
+        for c in counts.iter_mut().skip(200).take(50) {
+            *c = 150.0;
+        }
+        let rate = base_rate(&counts, 0..180);
+        assert!((rate - 2.0).abs() < 1e-9);
+        let f = count_flags(&counts, rate);
+        assert!(!f[199]);
+        assert!(f[200]);
+        assert!(f[249]);
+        assert!(!f[250]);
+    }
+}

@@ -1,0 +1,159 @@
+//! Connection-pool saturation from metrics (in-use at the maximum, requests
+//! waiting for a connection) and from pool-exhaustion log lines.
+
+use std::collections::BTreeMap;
+
+use crate::aggregate::{Aggregates, Span};
+use crate::event::{MetricRole, Millis, Signal};
+
+use super::stats::median;
+
+/// One instance's pool as its metrics show it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PoolInstance {
+    pub instance: String,
+    pub max: Option<f64>,
+    pub peak_in_use: f64,
+    pub peak_waiting: f64,
+    /// Runs (start ms, end ms) during which the pool was saturated.
+    pub saturated: Vec<(Millis, Millis)>,
+    /// Series key and input of the in-use series, for evidence.
+    pub series: String,
+    pub input: u32,
+}
+
+/// Everything known about pool saturation.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PoolState {
+    pub instances: Vec<PoolInstance>,
+    /// Seconds (relative to the span) in which any pool was saturated by metrics.
+    pub saturated_secs: Vec<bool>,
+    /// Pool-exhaustion log lines per second of the span.
+    pub log_lines: Vec<u32>,
+    /// Instances that logged pool exhaustion.
+    pub log_instances: Vec<String>,
+}
+
+impl PoolState {
+    pub fn has_metrics(&self) -> bool {
+        !self.instances.is_empty()
+    }
+
+    pub fn any_saturation(&self) -> bool {
+        self.saturated_secs.iter().any(|s| *s) || self.log_lines.iter().any(|c| *c > 0)
+    }
+
+    /// The first second (absolute) at which the pool was saturated by either signal.
+    pub fn first_saturated(&self, span: Span, within: Span) -> Option<i64> {
+        (within.start.max(span.start)..within.end.min(span.end)).find(|s| {
+            let i = (s - span.start) as usize;
+            self.saturated_secs[i] || self.log_lines[i] > 0
+        })
+    }
+}
+
+/// Read the pool metrics and log signals over `span`.
+pub fn pool_state(agg: &Aggregates, span: Span) -> PoolState {
+    let mut by_instance: BTreeMap<String, [Option<&crate::aggregate::Series>; 3]> = BTreeMap::new();
+    for s in agg.metric_series() {
+        let slot = match s.role {
+            Some(MetricRole::DbConnectionsInUse) => 0,
+            Some(MetricRole::DbConnectionsMax) => 1,
+            Some(MetricRole::DbConnectionsWaiting) => 2,
+            _ => continue,
+        };
+        let key = s.instance.clone().unwrap_or_default();
+        let e = by_instance.entry(key).or_insert([None, None, None]);
+        // Several series of one role on one instance (pools): keep the first by key.
+        if e[slot].is_none() {
+            e[slot] = Some(s);
+        }
+    }
+    let mut state = PoolState {
+        saturated_secs: vec![false; span.len()],
+        log_lines: vec![0; span.len()],
+        ..PoolState::default()
+    };
+    for (instance, [in_use, max, waiting]) in by_instance {
+        let Some(in_use) = in_use.or(waiting) else {
+            continue;
+        };
+        let step = sample_step(&in_use.points);
+        let max_v = max.and_then(|m| {
+            m.points
+                .iter()
+                .map(|p| p.1)
+                .fold(None, |a: Option<f64>, v| Some(a.map_or(v, |a| a.max(v))))
+        });
+        let value_at = |series: Option<&crate::aggregate::Series>, t: Millis| -> Option<f64> {
+            let pts = &series?.points;
+            let i = pts.partition_point(|p| p.0 <= t);
+            (i > 0 && t - pts[i - 1].0 <= step).then(|| pts[i - 1].1)
+        };
+        let mut runs: Vec<(Millis, Millis)> = Vec::new();
+        let mut peak_in_use: f64 = 0.0;
+        let mut peak_waiting: f64 = 0.0;
+        for &(t, v) in &in_use.points {
+            let is_waiting_series = in_use.role == Some(MetricRole::DbConnectionsWaiting);
+            let used = if is_waiting_series { None } else { Some(v) };
+            let wait = if is_waiting_series {
+                Some(v)
+            } else {
+                value_at(waiting, t)
+            };
+            let cap = value_at(max, t).or(max_v);
+            peak_in_use = peak_in_use.max(used.unwrap_or(0.0));
+            peak_waiting = peak_waiting.max(wait.unwrap_or(0.0));
+            let at_max = matches!((used, cap), (Some(u), Some(c)) if c > 0.0 && u >= c);
+            let saturated = at_max || wait.is_some_and(|w| w > 0.0);
+            if saturated {
+                match runs.last_mut() {
+                    Some(last) if t - last.1 <= step => last.1 = t + step,
+                    _ => runs.push((t, t + step)),
+                }
+            }
+        }
+        for &(a, b) in &runs {
+            for s in (a.div_euclid(1000))..(b.div_euclid(1000)) {
+                if span.contains(s) {
+                    state.saturated_secs[(s - span.start) as usize] = true;
+                }
+            }
+        }
+        state.instances.push(PoolInstance {
+            instance,
+            max: max_v,
+            peak_in_use,
+            peak_waiting,
+            saturated: runs,
+            series: in_use.key.clone(),
+            input: in_use.input,
+        });
+    }
+    let mut log_instances = Vec::new();
+    for (inst, s, c) in agg.signal_counts(Signal::PoolExhausted) {
+        if span.contains(s) {
+            state.log_lines[(s - span.start) as usize] += c.count;
+        }
+        if !inst.is_empty() && !log_instances.contains(&inst) {
+            log_instances.push(inst);
+        }
+    }
+    log_instances.sort();
+    state.log_instances = log_instances;
+    state
+}
+
+/// The usual interval between samples (ms), 15 s when unknown.
+fn sample_step(points: &[(Millis, f64)]) -> Millis {
+    let gaps: Vec<f64> = points
+        .windows(2)
+        .map(|w| (w[1].0 - w[0].0) as f64)
+        .filter(|g| *g > 0.0)
+        .collect();
+    if gaps.is_empty() {
+        15_000
+    } else {
+        median(&gaps).round() as Millis
+    }
+}

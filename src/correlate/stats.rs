@@ -1,0 +1,97 @@
+//! Robust statistics for baselines: medians and MADs (one outage in the
+//! baseline does not move them), Poisson tests for counts, forward window sums.
+
+/// The median of `v` (NaNs ignored); 0 for an empty slice.
+pub fn median(v: &[f64]) -> f64 {
+    let mut s: Vec<f64> = v.iter().copied().filter(|x| x.is_finite()).collect();
+    if s.is_empty() {
+        return 0.0;
+    }
+    s.sort_by(f64::total_cmp);
+    let n = s.len();
+    if n % 2 == 1 {
+        s[n / 2]
+    } else {
+        (s[n / 2 - 1] + s[n / 2]) / 2.0
+    }
+}
+
+/// Median absolute deviation, scaled to estimate a standard deviation.
+pub fn mad(v: &[f64], med: f64) -> f64 {
+    let dev: Vec<f64> = v
+        .iter()
+        .filter(|x| x.is_finite())
+        .map(|x| (x - med).abs())
+        .collect();
+    1.4826 * median(&dev)
+}
+
+/// Whether a count is too high to be chance for a Poisson process with this
+/// expected value: above the mean by four standard deviations plus a small
+/// absolute margin, so that a handful of events where none were expected
+/// (a few scattered errors) is not called an anomaly.
+pub fn poisson_exceeds(observed: f64, expected: f64) -> bool {
+    observed > expected + 4.0 * expected.max(0.0).sqrt() + 3.0
+}
+
+/// Sums over the forward window `[i, i + w)` for each `i`.
+pub fn forward_sums(v: &[f64], w: usize) -> Vec<f64> {
+    let n = v.len();
+    let mut out = vec![0.0; n];
+    let mut acc = 0.0;
+    for i in (0..n).rev() {
+        acc += v[i];
+        if i + w < n {
+            acc -= v[i + w];
+        }
+        out[i] = acc;
+    }
+    out
+}
+
+/// The value at quantile `q` (0..=1) by nearest rank.
+pub fn quantile(v: &[f64], q: f64) -> f64 {
+    let mut s: Vec<f64> = v.iter().copied().filter(|x| x.is_finite()).collect();
+    if s.is_empty() {
+        return 0.0;
+    }
+    s.sort_by(f64::total_cmp);
+    let idx = ((s.len() as f64 - 1.0) * q.clamp(0.0, 1.0)).round() as usize;
+    s[idx]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn robust_stats() {
+        assert_eq!(median(&[3.0, 1.0, 2.0]), 2.0);
+        assert_eq!(median(&[1.0, 2.0, 3.0, 100.0]), 2.5);
+        assert_eq!(median(&[]), 0.0);
+        // One huge outlier moves neither.
+        let v = [10.0, 11.0, 9.0, 10.0, 1000.0];
+        assert_eq!(median(&v), 10.0);
+        assert!((mad(&v, 10.0) - 1.4826).abs() < 1e-9);
+        assert_eq!(quantile(&[1.0, 2.0, 3.0, 4.0, 5.0], 0.5), 3.0);
+    }
+
+    #[test]
+    fn poisson_thresholds() {
+        assert!(
+            !poisson_exceeds(3.0, 0.0),
+            "three stray events are not an anomaly"
+        );
+        assert!(poisson_exceeds(4.0, 0.0));
+        assert!(!poisson_exceeds(110.0, 100.0));
+        assert!(poisson_exceeds(150.0, 100.0));
+    }
+
+    #[test]
+    fn forward_window_sums() {
+        assert_eq!(
+            forward_sums(&[1.0, 2.0, 3.0, 4.0], 2),
+            vec![3.0, 5.0, 7.0, 4.0]
+        );
+    }
+}

@@ -1,0 +1,310 @@
+//! The timeline: what happened when, each entry with the lines it rests on.
+//! Pattern detectors add their own entries (retries, reconnects) later.
+
+use serde::Serialize;
+
+use crate::event::{InfraKind, Millis};
+
+use super::{Analysis, Span};
+
+/// The kinds of `report-json.md`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TimelineKind {
+    SurgeStart,
+    PoolSaturated,
+    HealthChecksFailing,
+    ErrorsStart,
+    Restart,
+    AllInstancesRestarted,
+    Retries,
+    ReconnectSpike,
+    Deploy,
+    Rollback,
+    Crash,
+    BacklogPeak,
+    InstanceStuck,
+    UpstreamRateLimited,
+    Recovered,
+    Other,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct TimelineEntry {
+    pub ts: Millis,
+    pub kind: TimelineKind,
+    pub text: String,
+    pub sources: Vec<String>,
+}
+
+/// Instances going down within this long of each other restarted "at once".
+pub const SYNC_WINDOW_MS: Millis = 60_000;
+
+pub fn build(a: &Analysis) -> Vec<TimelineEntry> {
+    let mut out = Vec::new();
+    let Some(window) = a.window() else { return out };
+    let Some(inc) = a.incident else {
+        return out;
+    };
+    let near = Span::new(window.start - super::onset::MERGE_GAP, window.end);
+
+    // The surge of the most blamed tenant, else of the total.
+    let top = a
+        .attribution
+        .rows
+        .first()
+        .filter(|_| !a.attribution.organic)
+        .map(|r| r.value.as_str());
+    let surge = a
+        .surges
+        .iter()
+        .filter(|s| Some(s.value.as_str()) == top && s.end > near.start && s.start < near.end)
+        .min_by_key(|s| s.start)
+        .or_else(|| {
+            a.surges
+                .iter()
+                .filter(|s| s.value == "(all)" && s.start < near.end)
+                .min_by_key(|s| s.start)
+        });
+    if let Some(s) = surge {
+        let who = if s.value == "(all)" {
+            "Total request rate".to_string()
+        } else {
+            let integ = a
+                .attribution
+                .rows
+                .first()
+                .and_then(|r| r.integration.as_deref())
+                .map(|i| format!(" (integration `{i}`)"))
+                .unwrap_or_default();
+            format!("Tenant `{}`{integ}", s.value)
+        };
+        out.push(TimelineEntry {
+            ts: s.start * 1000,
+            kind: TimelineKind::SurgeStart,
+            text: format!(
+                "{who} surges: up to {:.0} req/s against a baseline of {} req/s",
+                s.peak_rate,
+                rate(s.baseline_rate)
+            ),
+            sources: vec![a.source(s.first)],
+        });
+    }
+
+    if let Some(s) = a.pool.first_saturated(a.span.unwrap_or(window), near) {
+        let saturated: Vec<&super::PoolInstance> = a
+            .pool
+            .instances
+            .iter()
+            .filter(|p| {
+                p.saturated
+                    .iter()
+                    .any(|r| r.1 > s * 1000 && r.0 < window.end * 1000)
+            })
+            .collect();
+        let mut sources: Vec<String> = saturated
+            .iter()
+            .take(3)
+            .map(|p| format!("{} ({})", a.input_name(p.input), p.series))
+            .collect();
+        let text = if !a.pool.instances.is_empty() {
+            let peak_wait = saturated.iter().map(|p| p.peak_waiting).fold(0.0, f64::max);
+            let max = saturated.iter().filter_map(|p| p.max).fold(0.0, f64::max);
+            format!(
+                "Connection pool saturated on {} of {} instances (in use at the maximum of {max:.0}, up to {peak_wait:.0} waiting)",
+                saturated.len(),
+                a.pool.instances.len()
+            )
+        } else {
+            "Pool-exhaustion errors in the application logs".to_string()
+        };
+        if sources.is_empty() {
+            sources.push("application logs".to_string());
+        }
+        out.push(TimelineEntry {
+            ts: s * 1000,
+            kind: TimelineKind::PoolSaturated,
+            text,
+            sources,
+        });
+    }
+
+    let probe = a
+        .history
+        .probe_failures
+        .iter()
+        .filter(|(_, p)| p.first < window.end * 1000 && p.last >= near.start * 1000)
+        .min_by_key(|(_, p)| p.first);
+    let from_access = a.health.first_failure.filter(|(s, _)| near.contains(*s));
+    let health_ts = match (from_access, probe) {
+        (Some((s, _)), Some((_, p))) => Some((s * 1000).min(p.first)),
+        (Some((s, _)), None) => Some(s * 1000),
+        (None, Some((_, p))) => Some(p.first),
+        (None, None) => None,
+    };
+    if let Some(ts) = health_ts {
+        let mut sources = Vec::new();
+        if let Some((_, o)) = from_access {
+            sources.push(a.source(o));
+        }
+        if let Some((_, p)) = probe {
+            sources.push(a.source(p.origin));
+        }
+        let failing_probe = a
+            .history
+            .probe_failures
+            .values()
+            .filter(|p| p.first < window.end * 1000 && p.last >= near.start * 1000)
+            .count();
+        let n = a.health.failing.len().max(failing_probe);
+        let of = a.health.instances.len().max(a.history.instances.len());
+        out.push(TimelineEntry {
+            ts,
+            kind: TimelineKind::HealthChecksFailing,
+            text: format!("Health checks start failing (on {n} of {of} instances)"),
+            sources,
+        });
+    }
+
+    if let Some((s, o)) = a.errors_start {
+        let span = a.span.unwrap_or(window);
+        let cell = a.totals[(s - span.start) as usize];
+        out.push(TimelineEntry {
+            ts: s * 1000,
+            kind: TimelineKind::ErrorsStart,
+            text: format!(
+                "Requests start failing ({} failed in that second)",
+                cell.failed
+            ),
+            sources: vec![a.source(o)],
+        });
+    }
+
+    // Restarts in or near the window; several at once become one entry.
+    let restarts: Vec<&super::Restart> = a
+        .history
+        .restarts
+        .iter()
+        .filter(|r| r.down >= near.start * 1000 && r.down < window.end * 1000)
+        .collect();
+    let total = a.history.instances.len();
+    let mut i = 0;
+    while i < restarts.len() {
+        let first = restarts[i].down;
+        let group: Vec<&&super::Restart> = restarts[i..]
+            .iter()
+            .take_while(|r| r.down - first <= SYNC_WINDOW_MS)
+            .collect();
+        let mut names: Vec<&str> = group.iter().map(|r| r.instance.as_str()).collect();
+        names.sort_unstable();
+        names.dedup();
+        let cause = group
+            .iter()
+            .find_map(|r| r.cause.as_deref())
+            .map(|c| format!(": {}", crate::redact::redact_text(c)))
+            .unwrap_or_default();
+        let spread = (group.last().map_or(first, |r| r.down) - first) / 1000;
+        if names.len() >= 2 && names.len() * 2 >= total {
+            let all = names.len() == total;
+            out.push(TimelineEntry {
+                ts: first,
+                kind: if all {
+                    TimelineKind::AllInstancesRestarted
+                } else {
+                    TimelineKind::Restart
+                },
+                text: format!(
+                    "{} {} of {} instances restarted within {spread} s ({}){cause}",
+                    if all { "All" } else { "" },
+                    names.len(),
+                    total,
+                    names.join(", ")
+                )
+                .trim_start()
+                .to_string(),
+                sources: group.iter().take(3).map(|r| a.source(r.source)).collect(),
+            });
+        } else {
+            for r in &group {
+                out.push(TimelineEntry {
+                    ts: r.down,
+                    kind: TimelineKind::Restart,
+                    text: format!("{} restarted{cause}", r.instance),
+                    sources: vec![a.source(r.source)],
+                });
+            }
+        }
+        for r in &group {
+            if let Some(up) = r.up.filter(|u| *u > r.down) {
+                out.push(TimelineEntry {
+                    ts: up,
+                    kind: TimelineKind::Restart,
+                    text: format!(
+                        "{} is back up ({} s after going down)",
+                        r.instance,
+                        (up - r.down) / 1000
+                    ),
+                    sources: vec![a.source(r.source)],
+                });
+            }
+        }
+        i += group.len();
+    }
+
+    out.extend(changes(a, near));
+
+    out.push(TimelineEntry {
+        ts: inc.recovered * 1000,
+        kind: TimelineKind::Recovered,
+        text: "Error rate, latency and health back to their baseline, and they stay there"
+            .to_string(),
+        sources: Vec::new(),
+    });
+    sort(&mut out);
+    out
+}
+
+/// How long before the onset a change is still worth a timeline entry.
+const CHANGE_LOOKBACK_S: i64 = 1800;
+
+/// Deploys and rollbacks near the incident.
+fn changes(a: &Analysis, near: Span) -> Vec<TimelineEntry> {
+    a.changes
+        .iter()
+        .filter(|c| c.ts >= (near.start - CHANGE_LOOKBACK_S) * 1000 && c.ts < near.end * 1000)
+        .map(|c| TimelineEntry {
+            ts: c.ts,
+            kind: if c.kind == InfraKind::Rollback {
+                TimelineKind::Rollback
+            } else {
+                TimelineKind::Deploy
+            },
+            text: format!(
+                "{} `{}`: {}",
+                c.reason,
+                c.object,
+                crate::redact::redact_text(&c.message)
+            ),
+            sources: vec![a.source(c.origin)],
+        })
+        .collect()
+}
+
+/// Sort by time, then kind, then text: deterministic.
+pub fn sort(entries: &mut [TimelineEntry]) {
+    entries.sort_by(|a, b| (a.ts, a.kind, &a.text).cmp(&(b.ts, b.kind, &b.text)));
+}
+
+/// A rate for text: two significant figures below 10.
+pub fn rate(r: f64) -> String {
+    if r >= 10.0 {
+        format!("{r:.0}")
+    } else if r >= 1.0 {
+        format!("{r:.1}")
+    } else if r > 0.0 {
+        let digits = (-r.log10().floor()) as usize + 1;
+        format!("{r:.digits$}")
+    } else {
+        "0".to_string()
+    }
+}

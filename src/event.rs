@@ -1,0 +1,181 @@
+//! Normalised events: the wire format between `parse` and `aggregate`.
+//!
+//! Whatever a source called its fields, after parsing everything is one of four
+//! things: a [`Request`] served by the API tier, a [`LogRecord`] from an
+//! application, a [`MetricSample`] of a named series, or an [`InfraEvent`] from
+//! the orchestrator. Every event carries its [`Origin`] (input and line) so a
+//! figure in the report can name where it came from.
+//!
+//! Times are UTC milliseconds since the Unix epoch ([`Millis`]).
+
+use serde::Serialize;
+
+/// UTC milliseconds since the Unix epoch.
+pub type Millis = i64;
+
+/// Where an event was read: the input's index in the run and its 1-based line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct Origin {
+    pub input: u32,
+    pub line: u64,
+}
+
+/// One normalised event.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Event {
+    Request(Request),
+    Log(LogRecord),
+    Metric(MetricSample),
+    Infra(InfraEvent),
+}
+
+impl Event {
+    pub fn ts(&self) -> Millis {
+        match self {
+            Event::Request(r) => r.ts,
+            Event::Log(l) => l.ts,
+            Event::Metric(m) => m.ts,
+            Event::Infra(i) => i.ts,
+        }
+    }
+}
+
+/// What a request was for, as far as load and health are concerned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum RequestKind {
+    /// Traffic from users and integrations.
+    #[default]
+    Api,
+    /// A liveness/readiness/load-balancer health probe.
+    HealthCheck,
+}
+
+/// One HTTP request as an access log saw it. `ts` is when it started: formats
+/// that log the completion time have the duration subtracted at parse time.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Request {
+    pub ts: Millis,
+    /// When it completed (`ts` plus the duration, or `ts` when unknown):
+    /// failures and successes count when they happened, arrivals when they arrived.
+    pub end_ts: Millis,
+    pub origin: Origin,
+    pub duration_ms: Option<f64>,
+    pub method: Option<String>,
+    /// The path with ids folded into placeholders and the query dropped.
+    pub route: String,
+    /// A hash of the raw path and query: tells repeats apart without keeping
+    /// (or ever showing) the raw text, which may hold secrets.
+    pub path_hash: u64,
+    pub status: Option<u16>,
+    pub bytes: Option<u64>,
+    pub tenant: Option<String>,
+    /// Already redacted: a product token or a short hash of a key.
+    pub integration: Option<String>,
+    pub instance: Option<String>,
+    pub kind: RequestKind,
+}
+
+impl Request {
+    /// Server-side failure: 5xx, or a 408 the server timed out on.
+    pub fn failed(&self) -> bool {
+        matches!(self.status, Some(s) if s >= 500 || s == 408)
+    }
+}
+
+/// Severity of a log record, normalised across loggers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Level {
+    Trace,
+    Debug,
+    #[default]
+    Info,
+    Warn,
+    Error,
+    Fatal,
+}
+
+/// What a log line says about the system, recognised from the message text by
+/// the signal catalogue in `parsers/signals.json`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Signal {
+    PoolExhausted,
+    Startup,
+    Shutdown,
+    HealthCheckFailed,
+    RateLimited,
+    Crash,
+}
+
+/// One application log record.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct LogRecord {
+    pub ts: Millis,
+    pub origin: Origin,
+    pub level: Level,
+    pub message: String,
+    pub instance: Option<String>,
+    pub tenant: Option<String>,
+    pub signal: Option<Signal>,
+}
+
+/// What a metric measures, whatever the exporter named it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MetricRole {
+    DbConnectionsInUse,
+    DbConnectionsMax,
+    DbConnectionsWaiting,
+    CpuUtilization,
+    MemoryUtilization,
+    QueueDepth,
+    Restarts,
+    RequestsRate,
+    DbWritesRate,
+}
+
+/// One sample of one series.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MetricSample {
+    pub ts: Millis,
+    pub origin: Origin,
+    pub name: String,
+    pub role: Option<MetricRole>,
+    pub value: f64,
+    pub instance: Option<String>,
+    /// The series identity: name plus its labels, sorted.
+    pub series: String,
+}
+
+/// What an orchestrator event means.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum InfraKind {
+    ProbeFailed,
+    Killing,
+    Started,
+    BackOff,
+    OomKilled,
+    Deploy,
+    Rollback,
+    Scaling,
+    Other,
+}
+
+/// One orchestrator event (a Kubernetes Event, a deploy line, ...).
+#[derive(Clone, Debug, PartialEq)]
+pub struct InfraEvent {
+    /// When it was (last) seen.
+    pub ts: Millis,
+    /// When it was first seen: a repeated event (a probe failing every 10 s)
+    /// is one object with a count.
+    pub first_ts: Millis,
+    pub origin: Origin,
+    pub kind: InfraKind,
+    /// The object it is about: a pod, a deployment, a host.
+    pub object: String,
+    pub reason: String,
+    pub message: String,
+    pub count: u32,
+}

@@ -1,0 +1,172 @@
+//! The set of known formats: the built-in definitions embedded from
+//! `parsers/` at build time, plus any `--formats-dir` adds, and the rule files.
+
+use miette::NamedSource;
+use std::fs;
+use std::path::Path;
+
+use super::compile::Format;
+use super::definition::Definition;
+use super::error::{offset_of, FormatError};
+use super::rules::{RuleError, Rules};
+
+include!(concat!(env!("OUT_DIR"), "/builtin_parsers.rs"));
+
+const RULE_FILES: [&str; 3] = ["signals.json", "metric-roles.json", "tenants.json"];
+
+/// Every format the run knows, specific ones first, and the rules.
+#[derive(Debug)]
+pub struct Catalogue {
+    pub formats: Vec<Format>,
+    pub rules: Rules,
+}
+
+fn builtin_text(name: &str) -> &'static str {
+    BUILTIN
+        .iter()
+        .find(|(p, _)| *p == name)
+        .map(|(_, t)| *t)
+        .unwrap_or("")
+}
+
+/// Parse and compile one definition file's text.
+pub fn load_definition(file: &str, text: &str) -> Result<Format, FormatError> {
+    let def: Definition = serde_json::from_str(text).map_err(|e| FormatError::Invalid {
+        file: file.to_string(),
+        message: e.to_string(),
+        src: NamedSource::new(file, text.to_string()),
+        span: (offset_of(text, e.line(), e.column()), 1).into(),
+    })?;
+    Format::compile(def, file, text)
+}
+
+impl Catalogue {
+    /// The built-in formats and rules.
+    pub fn builtin() -> Result<Catalogue, CatalogueError> {
+        let rules = Rules::from_texts(
+            builtin_text(RULE_FILES[0]),
+            builtin_text(RULE_FILES[1]),
+            builtin_text(RULE_FILES[2]),
+        )?;
+        let mut formats = Vec::new();
+        for (file, text) in BUILTIN {
+            if RULE_FILES.contains(file) || file.starts_with("schema/") {
+                continue;
+            }
+            formats.push(load_definition(file, text)?);
+        }
+        let mut cat = Catalogue { formats, rules };
+        cat.order();
+        Ok(cat)
+    }
+
+    /// Add every `*.json` definition under `dir`; each must pass its samples.
+    pub fn load_dir(&mut self, dir: &Path) -> Result<(), FormatError> {
+        let mut files = Vec::new();
+        collect_json(dir, &mut files).map_err(|e| FormatError::Dir {
+            path: dir.display().to_string(),
+            message: e.to_string(),
+        })?;
+        files.sort();
+        for path in files {
+            let file = path.display().to_string();
+            let text = fs::read_to_string(&path).map_err(|e| FormatError::Dir {
+                path: file.clone(),
+                message: e.to_string(),
+            })?;
+            let format = load_definition(&file, &text)?;
+            format.check_samples(&text)?;
+            if let Some(old) = self.formats.iter().find(|f| f.name() == format.name()) {
+                return Err(FormatError::Duplicate {
+                    name: format.name().to_string(),
+                    first: old.file.clone(),
+                    second: file,
+                });
+            }
+            self.formats.push(format);
+        }
+        self.order();
+        Ok(())
+    }
+
+    /// Specific formats before generic ones; name breaks ties so the order
+    /// never depends on how files were listed.
+    fn order(&mut self) {
+        self.formats.sort_by(|a, b| {
+            b.def
+                .priority
+                .cmp(&a.def.priority)
+                .then_with(|| a.name().cmp(b.name()))
+        });
+    }
+
+    pub fn find(&self, name: &str) -> Option<usize> {
+        self.formats.iter().position(|f| f.name() == name)
+    }
+
+    /// The built-in definition texts, for tests and `formats check`.
+    pub fn builtin_sources() -> impl Iterator<Item = (&'static str, &'static str)> {
+        BUILTIN
+            .iter()
+            .filter(|(p, _)| !RULE_FILES.contains(p) && !p.starts_with("schema/"))
+            .copied()
+    }
+}
+
+fn collect_json(dir: &Path, out: &mut Vec<std::path::PathBuf>) -> std::io::Result<()> {
+    for entry in fs::read_dir(dir)? {
+        let path = entry?.path();
+        if path.is_dir() {
+            collect_json(&path, out)?;
+        } else if path.extension().is_some_and(|e| e == "json") {
+            out.push(path);
+        }
+    }
+    Ok(())
+}
+
+#[derive(Debug, thiserror::Error, miette::Diagnostic)]
+pub enum CatalogueError {
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Format(#[from] FormatError),
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Rules(#[from] RuleError),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_builtin_definition_compiles_and_passes_its_samples() {
+        let cat = Catalogue::builtin().expect("built-in catalogue loads");
+        assert!(cat.formats.len() >= 5);
+        for (file, text) in Catalogue::builtin_sources() {
+            let f = load_definition(file, text).expect("compiles");
+            assert!(!f.def.samples.is_empty(), "{file} has no samples");
+            if let Err(e) = f.check_samples(text) {
+                panic!("{file}: {e}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_broken_definition_points_into_the_file() {
+        let text = r#"{"name": "x", "description": "d", "kind": "regex", "produces": "log",
+            "patterns": ["^(?P<nonsense>.*)$"], "samples": []}"#;
+        match load_definition("x.json", text) {
+            Err(FormatError::UnknownRole { role, span, .. }) => {
+                assert_eq!(role, "nonsense");
+                assert!(span.offset() > 0);
+            }
+            other => panic!("expected an unknown-role error, got {other:?}"),
+        }
+        let bad_json = "{\"name\": \"x\",\n  \"kind\": 3}";
+        match load_definition("y.json", bad_json) {
+            Err(FormatError::Invalid { span, .. }) => assert!(span.offset() > 0),
+            other => panic!("expected invalid, got {other:?}"),
+        }
+    }
+}

@@ -1,0 +1,214 @@
+//! Definition -> [`Format`]: regexes compiled, capture names resolved to
+//! roles, and the record-level extraction every kind shares ([`Fields`]).
+
+use miette::NamedSource;
+use regex::Regex;
+use serde_json::Value;
+use std::borrow::Cow;
+
+use super::definition::{Definition, DefinitionKind};
+use super::error::{span_of, FormatError};
+use super::role::Role;
+
+/// A compiled regex variant: the regex and, per capture group, its role.
+#[derive(Debug)]
+pub struct Pattern {
+    pub regex: Regex,
+    roles: Vec<(usize, Role)>,
+}
+
+/// A compiled, ready-to-use format.
+#[derive(Debug)]
+pub struct Format {
+    pub def: Definition,
+    /// Where the definition came from (`access/nginx_combined.json`).
+    pub file: String,
+    pub patterns: Vec<Pattern>,
+}
+
+/// The raw text of each role in one record, before any conversion.
+#[derive(Debug, Default, Clone)]
+pub struct Fields<'a> {
+    values: [Option<Cow<'a, str>>; Role::ALL.len()],
+}
+
+impl<'a> Fields<'a> {
+    pub fn get(&self, role: Role) -> Option<&str> {
+        self.values[role.index()].as_deref()
+    }
+
+    pub fn set(&mut self, role: Role, value: Cow<'a, str>) {
+        self.values[role.index()] = Some(value);
+    }
+
+    pub fn has(&self, role: Role) -> bool {
+        self.values[role.index()].is_some()
+    }
+}
+
+impl Format {
+    /// Compile a definition read from `file` whose text is `text`.
+    pub fn compile(def: Definition, file: &str, text: &str) -> Result<Format, FormatError> {
+        let src = || NamedSource::new(file, text.to_string());
+        let mut patterns = Vec::new();
+        for (index, raw) in def.patterns.iter().enumerate() {
+            let regex = Regex::new(raw).map_err(|e| FormatError::BadRegex {
+                file: file.to_string(),
+                name: def.name.clone(),
+                index,
+                message: e.to_string(),
+                src: src(),
+                span: span_of(text, raw),
+            })?;
+            let mut roles = Vec::new();
+            for (i, name) in regex.capture_names().enumerate() {
+                let Some(name) = name else { continue };
+                // `_2` suffixes let one role appear in several alternatives.
+                let base = name.split("__").next().unwrap_or(name);
+                let role = Role::from_name(base).ok_or_else(|| FormatError::UnknownRole {
+                    file: file.to_string(),
+                    role: name.to_string(),
+                    src: src(),
+                    span: span_of(text, &format!("<{name}>")),
+                })?;
+                roles.push((i, role));
+            }
+            patterns.push(Pattern { regex, roles });
+        }
+        let invalid = |message: String| FormatError::Invalid {
+            file: file.to_string(),
+            message,
+            src: src(),
+            span: (0, 0).into(),
+        };
+        match def.kind {
+            DefinitionKind::Regex if patterns.is_empty() => {
+                return Err(invalid("a `regex` definition needs `patterns`".into()))
+            }
+            DefinitionKind::Json if def.fields.is_empty() => {
+                return Err(invalid("a `json` definition needs `fields`".into()))
+            }
+            _ => {}
+        }
+        Ok(Format {
+            def,
+            file: file.to_string(),
+            patterns,
+        })
+    }
+
+    pub fn name(&self) -> &str {
+        &self.def.name
+    }
+
+    /// Fields of one line for a `regex` format; `None` when no variant matches.
+    pub fn match_line<'a>(&self, line: &'a str) -> Option<Fields<'a>> {
+        for p in &self.patterns {
+            if let Some(caps) = p.regex.captures(line) {
+                let mut fields = Fields::default();
+                for &(i, role) in &p.roles {
+                    if let Some(m) = caps.get(i) {
+                        fields.set(role, Cow::Borrowed(m.as_str()));
+                    }
+                }
+                self.apply_constants(&mut fields);
+                return Some(fields);
+            }
+        }
+        None
+    }
+
+    /// Fields of one JSON record for a `json` format; `None` when a required
+    /// key is missing.
+    pub fn match_json<'a>(&self, record: &'a Value) -> Option<Fields<'a>> {
+        record.as_object()?;
+        for key in &self.def.require {
+            lookup(record, key)?;
+        }
+        let mut fields = Fields::default();
+        for (role, keys) in &self.def.fields {
+            for key in keys {
+                if let Some(v) = lookup(record, key) {
+                    if let Some(text) = scalar_text(v) {
+                        fields.set(*role, text);
+                        break;
+                    }
+                }
+            }
+        }
+        self.apply_constants(&mut fields);
+        Some(fields)
+    }
+
+    fn apply_constants<'a>(&self, fields: &mut Fields<'a>) {
+        for (role, value) in &self.def.constants {
+            if !fields.has(*role) {
+                fields.set(*role, Cow::Owned(value.clone()));
+            }
+        }
+    }
+
+    /// Check every sample line of the definition: it must match and give its
+    /// expected values. `text` is the definition file, for the diagnostic.
+    pub fn check_samples(&self, text: &str) -> Result<(), FormatError> {
+        for (index, sample) in self.def.samples.iter().enumerate() {
+            let fail = |problem: String| FormatError::Sample {
+                file: self.file.clone(),
+                name: self.def.name.clone(),
+                index,
+                problem,
+                src: NamedSource::new(&self.file, text.to_string()),
+                span: span_of(text, &sample.line),
+            };
+            let json;
+            let fields = match self.def.kind {
+                DefinitionKind::Regex => self.match_line(&sample.line),
+                DefinitionKind::Json => {
+                    json = serde_json::from_str::<Value>(&sample.line)
+                        .map_err(|e| fail(format!("is not JSON: {e}")))?;
+                    self.match_json(&json)
+                }
+                // Documents are checked by their own module's tests.
+                DefinitionKind::PrometheusMatrix => continue,
+            };
+            let Some(fields) = fields else {
+                return Err(fail("does not match".to_string()));
+            };
+            for (role_name, want) in &sample.expect {
+                let role = Role::from_name(role_name)
+                    .ok_or_else(|| fail(format!("expects unknown role `{role_name}`")))?;
+                let got = fields.get(role);
+                if got != Some(want.as_str()) {
+                    return Err(fail(format!(
+                        "gives {role_name} = {got:?}, expected {want:?}"
+                    )));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A key as a literal (ECS writes `"log.level"`), else as a dotted path.
+pub fn lookup<'a>(record: &'a Value, key: &str) -> Option<&'a Value> {
+    if let Some(v) = record.get(key) {
+        return Some(v);
+    }
+    if !key.contains('.') {
+        return None;
+    }
+    let mut cur = record;
+    for part in key.split('.') {
+        cur = cur.get(part)?;
+    }
+    Some(cur)
+}
+
+fn scalar_text(v: &Value) -> Option<Cow<'_, str>> {
+    match v {
+        Value::String(s) => Some(Cow::Borrowed(s.as_str())),
+        Value::Number(n) => Some(Cow::Owned(n.to_string())),
+        Value::Bool(b) => Some(Cow::Owned(b.to_string())),
+        _ => None,
+    }
+}

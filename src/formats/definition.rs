@@ -1,0 +1,111 @@
+//! A format definition as written in `parsers/**/*.json`: the data that says
+//! how to read one kind of line or document. Loaded with serde; compiled into
+//! a [`crate::formats::Format`] by `compile.rs`.
+
+use serde::Deserialize;
+use std::collections::BTreeMap;
+
+use super::role::Role;
+
+/// How records are found in an input.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DefinitionKind {
+    /// One record per line, matched by one of `patterns` (named captures are roles).
+    Regex,
+    /// JSON records (one per line, or documents, optionally under `envelope`),
+    /// with `fields` mapping roles to candidate keys.
+    Json,
+    /// A Prometheus HTTP API `query_range`/`query` response (code: `parse/prometheus.rs`).
+    PrometheusMatrix,
+}
+
+/// Which event a record becomes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Produces {
+    Request,
+    Log,
+    Metric,
+    Infra,
+}
+
+/// Whether a logged timestamp marks the start or the end of a request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TimestampMarks {
+    #[default]
+    Start,
+    /// Written when the request completed (nginx `$time_local`): the parser
+    /// subtracts the duration to place the request where it began.
+    End,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DurationUnit {
+    #[default]
+    S,
+    Ms,
+    Us,
+}
+
+impl DurationUnit {
+    pub fn to_ms(self, v: f64) -> f64 {
+        match self {
+            DurationUnit::S => v * 1000.0,
+            DurationUnit::Ms => v,
+            DurationUnit::Us => v / 1000.0,
+        }
+    }
+}
+
+/// A sample line and the field values it must give.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Sample {
+    pub line: String,
+    /// Role name -> expected raw value (as captured, before conversion).
+    #[serde(default)]
+    pub expect: BTreeMap<String, String>,
+}
+
+/// One format definition file.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Definition {
+    #[serde(rename = "$schema", default)]
+    pub schema: Option<String>,
+    pub name: String,
+    pub description: String,
+    pub kind: DefinitionKind,
+    pub produces: Produces,
+    /// Higher wins a detection tie: specific formats above generic ones.
+    #[serde(default)]
+    pub priority: i32,
+    /// `regex`: variants tried in order; capture names are roles.
+    #[serde(default)]
+    pub patterns: Vec<String>,
+    /// `json`: role -> keys to try in order (`a.b` is a literal dotted key
+    /// first, then a nested path).
+    #[serde(default)]
+    pub fields: BTreeMap<Role, Vec<String>>,
+    /// `json`: keys that must all be present for a record to be this format.
+    #[serde(default)]
+    pub require: Vec<String>,
+    /// `json`: a key holding an array of records (`items` of a Kubernetes List).
+    #[serde(default)]
+    pub envelope: Option<String>,
+    /// strftime formats tried before the built-in forms (RFC 3339, epochs, ...).
+    #[serde(default)]
+    pub timestamp_formats: Vec<String>,
+    #[serde(default)]
+    pub timestamp_marks: TimestampMarks,
+    #[serde(default)]
+    pub duration_unit: DurationUnit,
+    /// Fixed values for roles the source does not write (e.g. `level`).
+    #[serde(default)]
+    pub constants: BTreeMap<Role, String>,
+    #[serde(default)]
+    pub samples: Vec<Sample>,
+}

@@ -1,0 +1,204 @@
+//! Format detection: the first lines of an input are scored against every
+//! definition (the share of lines it reads), specific formats winning ties.
+//!
+//! In: the head lines of an input. Out: the chosen format, its score and
+//! whether records are lines or whole JSON documents.
+
+use serde_json::Value;
+
+use super::catalogue::Catalogue;
+use super::definition::DefinitionKind;
+use super::role::Role;
+
+/// How records are laid out in an input.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RecordMode {
+    /// One record per line.
+    Lines,
+    /// JSON documents that span lines (pretty-printed, or a List).
+    Documents,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Detection {
+    pub format: usize,
+    pub score: f64,
+    pub mode: RecordMode,
+}
+
+/// The lowest share of head lines a format must read to be chosen.
+pub const MIN_SCORE: f64 = 0.5;
+
+/// Whether the input holds JSON that does not fit one value per line.
+pub fn record_mode(head: &[String]) -> RecordMode {
+    let first = head.iter().map(|l| l.trim()).find(|l| !l.is_empty());
+    match first {
+        Some(l)
+            if (l.starts_with('{') || l.starts_with('['))
+                && serde_json::from_str::<Value>(l).is_err() =>
+        {
+            RecordMode::Documents
+        }
+        _ => RecordMode::Lines,
+    }
+}
+
+/// Score of one format on the head: the share of non-blank lines it reads.
+pub fn score(
+    cat: &Catalogue,
+    index: usize,
+    head: &[String],
+    json: &[Option<Value>],
+    mode: RecordMode,
+) -> f64 {
+    let f = &cat.formats[index];
+    if mode == RecordMode::Documents {
+        return document_score(cat, index, head);
+    }
+    let mut total = 0usize;
+    let mut hits = 0usize;
+    for (line, value) in head.iter().zip(json) {
+        if line.trim().is_empty() {
+            continue;
+        }
+        total += 1;
+        let ok = match f.def.kind {
+            DefinitionKind::Regex => f.match_line(line).is_some_and(|fl| fl.has(Role::Ts)),
+            DefinitionKind::Json => value
+                .as_ref()
+                .is_some_and(|v| json_record_matches(cat, index, v)),
+            DefinitionKind::PrometheusMatrix => value
+                .as_ref()
+                .is_some_and(|v| v.pointer("/data/resultType").is_some()),
+        };
+        if ok {
+            hits += 1;
+        }
+    }
+    if total == 0 {
+        0.0
+    } else {
+        hits as f64 / total as f64
+    }
+}
+
+fn json_record_matches(cat: &Catalogue, index: usize, v: &Value) -> bool {
+    let f = &cat.formats[index];
+    if let Some(env) = &f.def.envelope {
+        if let Some(items) = v.get(env).and_then(Value::as_array) {
+            return items
+                .first()
+                .is_some_and(|i| f.match_json(i).is_some_and(|fl| fl.has(Role::Ts)));
+        }
+    }
+    f.match_json(v).is_some_and(|fl| fl.has(Role::Ts))
+}
+
+/// Documents cannot be parsed from a truncated head, so they are recognised
+/// by the keys a definition requires appearing in it.
+fn document_score(cat: &Catalogue, index: usize, head: &[String]) -> f64 {
+    let f = &cat.formats[index];
+    let text: String = head.join("\n");
+    let has_key = |k: &str| {
+        let last = k.rsplit('.').next().unwrap_or(k);
+        text.contains(&format!("\"{last}\""))
+    };
+    match f.def.kind {
+        DefinitionKind::Regex => 0.0,
+        DefinitionKind::PrometheusMatrix => {
+            if has_key("resultType") && has_key("result") {
+                1.0
+            } else {
+                0.0
+            }
+        }
+        DefinitionKind::Json => {
+            if f.def.require.is_empty() {
+                return 0.0;
+            }
+            let env_ok = f.def.envelope.as_deref().is_none_or(has_key);
+            if env_ok && f.def.require.iter().all(|k| has_key(k)) {
+                1.0
+            } else {
+                0.0
+            }
+        }
+    }
+}
+
+/// Pick the best format for an input's head, or `None` when none reads at
+/// least [`MIN_SCORE`] of it. Returns every format's score for diagnostics.
+pub fn detect(cat: &Catalogue, head: &[String]) -> (Option<Detection>, Vec<(usize, f64)>) {
+    let mode = record_mode(head);
+    let json: Vec<Option<Value>> = head
+        .iter()
+        .map(|l| {
+            let t = l.trim_start();
+            if mode == RecordMode::Lines && t.starts_with('{') {
+                serde_json::from_str(t).ok()
+            } else {
+                None
+            }
+        })
+        .collect();
+    let scores: Vec<(usize, f64)> = (0..cat.formats.len())
+        .map(|i| (i, score(cat, i, head, &json, mode)))
+        .collect();
+    // Formats are ordered by priority, so the first of equal scores is the most specific.
+    let mut best: Option<(usize, f64)> = None;
+    for &(i, s) in &scores {
+        if s >= MIN_SCORE && best.is_none_or(|(_, b)| s > b) {
+            best = Some((i, s));
+        }
+    }
+    (
+        best.map(|(format, score)| Detection {
+            format,
+            score,
+            mode,
+        }),
+        scores,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each definition's own samples must be detected as that definition, and
+    /// no other definition may score as high on them.
+    #[test]
+    fn samples_detect_as_their_own_format_and_no_other_scores_as_high() {
+        let cat = Catalogue::builtin().expect("catalogue");
+        for (i, f) in cat.formats.iter().enumerate() {
+            if f.def.samples.is_empty() {
+                continue;
+            }
+            let head: Vec<String> = f.def.samples.iter().map(|s| s.line.clone()).collect();
+            let (det, scores) = detect(&cat, &head);
+            let det = det.unwrap_or_else(|| panic!("{}: samples not detected", f.name()));
+            assert_eq!(
+                cat.formats[det.format].name(),
+                f.name(),
+                "scores: {scores:?}"
+            );
+            for &(j, s) in &scores {
+                if j != i {
+                    assert!(
+                        s < det.score,
+                        "{} scores {s} on the samples of {}",
+                        cat.formats[j].name(),
+                        f.name()
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn pretty_printed_json_is_read_as_documents() {
+        let head = vec!["{".to_string(), "  \"a\": 1".to_string(), "}".to_string()];
+        assert_eq!(record_mode(&head), RecordMode::Documents);
+        assert_eq!(record_mode(&["{\"a\":1}".to_string()]), RecordMode::Lines);
+    }
+}

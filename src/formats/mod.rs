@@ -1,0 +1,27 @@
+//! Format definitions: load the data files under `parsers/`, compile them,
+//! check their sample lines, and detect which one an input is written in.
+//!
+//! In: definition JSON (embedded at build time, or from `--formats-dir`) and
+//! the first lines of each input. Out: a [`Catalogue`] of compiled
+//! [`Format`]s with the [`Rules`], and a [`Detection`] per input.
+//!
+//! ```text
+//! parsers/access/nginx_combined.json --load--> Definition --compile--> Format
+//! head lines of access.log --detect--> Detection { format: nginx_combined, score: 1.0 }
+//! ```
+
+mod catalogue;
+mod compile;
+mod definition;
+mod detect;
+mod error;
+mod role;
+mod rules;
+
+pub use catalogue::{load_definition, Catalogue, CatalogueError};
+pub use compile::{lookup, Fields, Format};
+pub use definition::{Definition, DefinitionKind, DurationUnit, Produces, TimestampMarks};
+pub use detect::{detect, record_mode, Detection, RecordMode, MIN_SCORE};
+pub use error::FormatError;
+pub use role::Role;
+pub use rules::{metric_role_named, Rules};

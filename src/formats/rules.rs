@@ -1,0 +1,238 @@
+//! Rule files beside the formats: what log messages signal
+//! (`parsers/signals.json`), which metric names fill which role
+//! (`parsers/metric-roles.json`) and how tenants and integrations are found
+//! (`parsers/tenants.json`). Data in, compiled matchers out.
+
+use regex::{Regex, RegexSet};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+
+use crate::event::{InfraKind, MetricRole, Signal};
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SignalFile {
+    #[serde(rename = "$comment", default)]
+    _comment: Option<String>,
+    /// Signal -> message regexes (case-insensitive).
+    messages: BTreeMap<String, Vec<String>>,
+    /// Routes of health/liveness endpoints.
+    health_routes: Vec<String>,
+    /// User-agent product tokens of health checkers and probes.
+    probe_agents: Vec<String>,
+    /// Orchestrator reasons -> what they mean.
+    infra_reasons: BTreeMap<String, Vec<String>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct MetricRoleFile {
+    #[serde(rename = "$comment", default)]
+    _comment: Option<String>,
+    /// Role -> metric names (exact) from real exporters.
+    roles: BTreeMap<String, Vec<String>>,
+    /// Labels that name the instance a series is about, most specific first.
+    instance_labels: Vec<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TenantFile {
+    #[serde(rename = "$comment", default)]
+    _comment: Option<String>,
+    fields: Vec<String>,
+    path_segments: Vec<String>,
+    api_key_fields: Vec<String>,
+    api_key_query_params: Vec<String>,
+    /// Product tokens that mean "a browser", not an integration.
+    browser_tokens: Vec<String>,
+}
+
+/// Compiled rules.
+#[derive(Debug)]
+pub struct Rules {
+    signal_sets: Vec<(Signal, RegexSet)>,
+    health_routes: Vec<String>,
+    probe_agents: Vec<String>,
+    infra_reasons: Vec<(String, InfraKind)>,
+    metric_roles: BTreeMap<String, MetricRole>,
+    pub instance_labels: Vec<String>,
+    pub tenant_fields: Vec<String>,
+    pub tenant_segments: Vec<String>,
+    pub api_key_fields: Vec<String>,
+    pub api_key_params: Vec<String>,
+    browser_tokens: Vec<String>,
+    /// Extra `--tenant-from path:REGEX` rules.
+    pub tenant_path_rules: Vec<Regex>,
+    pub tenant_field_rules: Vec<String>,
+    pub tenant_query_rules: Vec<String>,
+}
+
+#[derive(Debug, thiserror::Error, miette::Diagnostic)]
+#[error("built-in rule file {file} is broken: {message}")]
+#[diagnostic(code(postmortem::rules::invalid))]
+pub struct RuleError {
+    pub file: String,
+    pub message: String,
+}
+
+fn signal_named(name: &str) -> Option<Signal> {
+    Some(match name {
+        "pool_exhausted" => Signal::PoolExhausted,
+        "startup" => Signal::Startup,
+        "shutdown" => Signal::Shutdown,
+        "health_check_failed" => Signal::HealthCheckFailed,
+        "rate_limited" => Signal::RateLimited,
+        "crash" => Signal::Crash,
+        _ => return None,
+    })
+}
+
+fn infra_named(name: &str) -> Option<InfraKind> {
+    Some(match name {
+        "probe_failed" => InfraKind::ProbeFailed,
+        "killing" => InfraKind::Killing,
+        "started" => InfraKind::Started,
+        "back_off" => InfraKind::BackOff,
+        "oom_killed" => InfraKind::OomKilled,
+        "deploy" => InfraKind::Deploy,
+        "rollback" => InfraKind::Rollback,
+        "scaling" => InfraKind::Scaling,
+        _ => return None,
+    })
+}
+
+pub fn metric_role_named(name: &str) -> Option<MetricRole> {
+    Some(match name {
+        "db_connections_in_use" => MetricRole::DbConnectionsInUse,
+        "db_connections_max" => MetricRole::DbConnectionsMax,
+        "db_connections_waiting" => MetricRole::DbConnectionsWaiting,
+        "cpu_utilization" => MetricRole::CpuUtilization,
+        "memory_utilization" => MetricRole::MemoryUtilization,
+        "queue_depth" => MetricRole::QueueDepth,
+        "restarts" => MetricRole::Restarts,
+        "requests_rate" => MetricRole::RequestsRate,
+        "db_writes_rate" => MetricRole::DbWritesRate,
+        _ => return None,
+    })
+}
+
+impl Rules {
+    /// Compile the three rule files from their text.
+    pub fn from_texts(
+        signals: &str,
+        metric_roles: &str,
+        tenants: &str,
+    ) -> Result<Rules, RuleError> {
+        let err = |file: &str, message: String| RuleError {
+            file: file.to_string(),
+            message,
+        };
+        let s: SignalFile =
+            serde_json::from_str(signals).map_err(|e| err("signals.json", e.to_string()))?;
+        let m: MetricRoleFile = serde_json::from_str(metric_roles)
+            .map_err(|e| err("metric-roles.json", e.to_string()))?;
+        let t: TenantFile =
+            serde_json::from_str(tenants).map_err(|e| err("tenants.json", e.to_string()))?;
+
+        let mut signal_sets = Vec::new();
+        for (name, patterns) in &s.messages {
+            let signal = signal_named(name)
+                .ok_or_else(|| err("signals.json", format!("unknown signal `{name}`")))?;
+            let set = regex::RegexSetBuilder::new(patterns)
+                .case_insensitive(true)
+                .build()
+                .map_err(|e| err("signals.json", e.to_string()))?;
+            signal_sets.push((signal, set));
+        }
+        let mut infra_reasons = Vec::new();
+        for (name, reasons) in &s.infra_reasons {
+            let kind = infra_named(name)
+                .ok_or_else(|| err("signals.json", format!("unknown infra kind `{name}`")))?;
+            for r in reasons {
+                infra_reasons.push((r.to_ascii_lowercase(), kind));
+            }
+        }
+        let mut metric_roles = BTreeMap::new();
+        for (role, names) in &m.roles {
+            let role = metric_role_named(role)
+                .ok_or_else(|| err("metric-roles.json", format!("unknown metric role `{role}`")))?;
+            for n in names {
+                metric_roles.insert(n.clone(), role);
+            }
+        }
+        Ok(Rules {
+            signal_sets,
+            health_routes: s.health_routes,
+            probe_agents: s
+                .probe_agents
+                .iter()
+                .map(|a| a.to_ascii_lowercase())
+                .collect(),
+            infra_reasons,
+            metric_roles,
+            instance_labels: m.instance_labels,
+            tenant_fields: t.fields,
+            tenant_segments: t.path_segments,
+            api_key_fields: t.api_key_fields,
+            api_key_params: t.api_key_query_params,
+            browser_tokens: t.browser_tokens,
+            tenant_path_rules: Vec::new(),
+            tenant_field_rules: Vec::new(),
+            tenant_query_rules: Vec::new(),
+        })
+    }
+
+    /// The signal a log message carries, if any (first listed wins).
+    pub fn signal_of(&self, message: &str) -> Option<Signal> {
+        self.signal_sets
+            .iter()
+            .find(|(_, set)| set.is_match(message))
+            .map(|(s, _)| *s)
+    }
+
+    /// Whether a request is a health probe, by its route or its user agent.
+    pub fn is_health_check(&self, route: &str, user_agent: Option<&str>) -> bool {
+        if self.health_routes.iter().any(|r| r == route) {
+            return true;
+        }
+        match user_agent {
+            Some(ua) => {
+                let ua = ua.to_ascii_lowercase();
+                self.probe_agents.iter().any(|p| ua.starts_with(p.as_str()))
+            }
+            None => false,
+        }
+    }
+
+    pub fn infra_kind(&self, reason: &str, message: &str) -> InfraKind {
+        let reason = reason.to_ascii_lowercase();
+        if let Some((_, kind)) = self.infra_reasons.iter().find(|(r, _)| *r == reason) {
+            return *kind;
+        }
+        // Restarts that only the message names (plain deploy logs, exporters).
+        let message = message.to_ascii_lowercase();
+        if message.contains("rollback") || message.contains("rolled back") {
+            InfraKind::Rollback
+        } else if message.contains("deploy") {
+            InfraKind::Deploy
+        } else {
+            InfraKind::Other
+        }
+    }
+
+    pub fn metric_role(&self, name: &str) -> Option<MetricRole> {
+        self.metric_roles.get(name).copied()
+    }
+
+    pub fn add_metric_role(&mut self, name: &str, role: MetricRole) {
+        self.metric_roles.insert(name.to_string(), role);
+    }
+
+    /// Whether a user-agent product token is a browser rather than an integration.
+    pub fn is_browser_token(&self, token: &str) -> bool {
+        self.browser_tokens
+            .iter()
+            .any(|b| b.eq_ignore_ascii_case(token))
+    }
+}

@@ -1,0 +1,183 @@
+//! postmortem: incident exports in, a draft postmortem out.
+//!
+//! The pipeline, one way:
+//! read -> formats (detect) -> parse -> event -> aggregate -> correlate ->
+//! patterns -> report (redacted) -> render.
+//!
+//! ```no_run
+//! let cfg = postmortem::cli::Config::default();
+//! let report = postmortem::run(&cfg)?;
+//! print!("{}", postmortem::render::markdown::render(&report));
+//! # Ok::<(), postmortem::Error>(())
+//! ```
+
+pub mod aggregate;
+pub mod cli;
+pub mod correlate;
+pub mod event;
+pub mod formats;
+pub mod parse;
+pub mod patterns;
+pub mod read;
+pub mod redact;
+pub mod render;
+pub mod report;
+pub mod zone;
+
+use miette::{Diagnostic, NamedSource};
+use thiserror::Error;
+
+use aggregate::{AggregateError, Aggregates};
+use cli::{CliError, Config, InputConfig};
+use correlate::CorrelateOptions;
+use formats::{Catalogue, CatalogueError, FormatError};
+use parse::{InputStats, ParseError, ParseOptions};
+use read::ReadError;
+use report::Report;
+
+/// Every error a run can end with; `main` turns it into a diagnostic.
+#[derive(Debug, Error, Diagnostic)]
+pub enum Error {
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Cli(#[from] CliError),
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Catalogue(#[from] CatalogueError),
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Format(#[from] FormatError),
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Read(#[from] ReadError),
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Parse(#[from] ParseError),
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Aggregate(#[from] AggregateError),
+    /// `--strict` found lines no format reads (exit code 2).
+    #[error("--strict: {count} line(s) could not be parsed")]
+    #[diagnostic(code(postmortem::strict))]
+    Strict {
+        count: u64,
+        #[related]
+        lines: Vec<ParseError>,
+    },
+}
+
+impl Error {
+    /// The process exit code for this error.
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            Error::Strict { .. } => 2,
+            _ => 1,
+        }
+    }
+}
+
+/// The catalogue with `--formats-dir` and `--metric-role` applied.
+pub fn catalogue(input: &InputConfig) -> Result<Catalogue, Error> {
+    let mut cat = Catalogue::builtin()?;
+    if let Some(dir) = &input.formats_dir {
+        cat.load_dir(dir)?;
+    }
+    for (name, role) in &input.metric_roles {
+        cat.rules.add_metric_role(name, *role);
+    }
+    cat.rules.tenant_field_rules = input.tenant_fields.clone();
+    cat.rules.tenant_path_rules = input.tenant_paths.clone();
+    cat.rules.tenant_query_rules = input.tenant_queries.clone();
+    Ok(cat)
+}
+
+fn parse_options(cat: &Catalogue, input: &InputConfig) -> Result<ParseOptions, Error> {
+    let forced = match &input.format {
+        Some(name) => Some(
+            cat.find(name)
+                .ok_or_else(|| ParseError::NoSuchFormat { name: name.clone() })?,
+        ),
+        None => None,
+    };
+    Ok(ParseOptions {
+        forced,
+        input_tz: input.input_tz,
+    })
+}
+
+/// Read and parse every input into `sink`; the per-input statistics come back.
+pub fn read_inputs(
+    cat: &Catalogue,
+    input: &InputConfig,
+    sink: &mut dyn FnMut(event::Event),
+) -> Result<Vec<InputStats>, Error> {
+    let opts = parse_options(cat, input)?;
+    let mut stats = Vec::new();
+    for (i, inp) in read::open_all(&input.inputs)?.into_iter().enumerate() {
+        stats.push(parse::parse_input(inp, i as u32, cat, &opts, sink)?);
+    }
+    if input.strict {
+        strict_check(&stats)?;
+    }
+    Ok(stats)
+}
+
+/// Under `--strict`, lines that no format reads are errors. Blank lines are not.
+fn strict_check(stats: &[InputStats]) -> Result<(), Error> {
+    let mut count = 0;
+    let mut lines = Vec::new();
+    for s in stats {
+        let bad: u64 = s
+            .skipped_by_reason
+            .iter()
+            .filter(|(k, _)| k.as_str() != "blank line")
+            .map(|(_, v)| v)
+            .sum();
+        count += bad;
+        for b in s.bad_lines.iter().filter(|b| b.reason != "blank line") {
+            let len = b.text.len();
+            lines.push(ParseError::BadLine {
+                path: s.path.clone(),
+                line: b.line,
+                column: 1,
+                reason: b.reason.clone(),
+                src: NamedSource::new(format!("{}:{}", s.path, b.line), b.text.clone()),
+                span: (0, len).into(),
+            });
+        }
+    }
+    if count > 0 {
+        return Err(Error::Strict { count, lines });
+    }
+    Ok(())
+}
+
+/// The whole pipeline: inputs to report.
+pub fn run(cfg: &Config) -> Result<Report, Error> {
+    let cat = catalogue(&cfg.input)?;
+    let mut agg = Aggregates::new();
+    let (since, until) = (cfg.since.map(|s| s * 1000), cfg.until.map(|u| u * 1000));
+    let inputs = read_inputs(&cat, &cfg.input, &mut |ev| {
+        let ts = ev.ts();
+        if since.is_some_and(|s| ts < s) || until.is_some_and(|u| ts >= u) {
+            return;
+        }
+        agg.add(ev);
+    })?;
+    agg.finish();
+    let opts = CorrelateOptions {
+        inputs: inputs.iter().map(|i| i.path.clone()).collect(),
+        baseline: cfg.baseline,
+        since: cfg.since,
+        until: cfg.until,
+    };
+    let analysis = correlate::correlate(&agg, &opts)?;
+    let findings = patterns::detect(&agg, &analysis);
+    let mut warnings = Vec::new();
+    if agg.first_ms().is_none() {
+        warnings.push("no event in the inputs carried a usable timestamp".to_string());
+    }
+    Ok(report::build(
+        &agg, &analysis, &findings, &inputs, cfg.tz, warnings,
+    ))
+}

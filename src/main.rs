@@ -1,0 +1,115 @@
+//! The `postmortem` binary: parse the command line, run, write the output,
+//! map errors to diagnostics and exit codes (0 written, 1 bad usage or
+//! input, 2 `--strict` found bad lines).
+
+use clap::Parser;
+use std::io::Write;
+use std::process::ExitCode;
+
+use postmortem::cli::{self, Cli, Command, FormatsCommand};
+use postmortem::render;
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match execute(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            let code = e.exit_code();
+            eprintln!("{:?}", miette::Report::new(e));
+            ExitCode::from(code as u8)
+        }
+    }
+}
+
+fn write_out(path: Option<&std::path::Path>, text: &str) -> Result<(), postmortem::Error> {
+    match path {
+        Some(p) => std::fs::write(p, text).map_err(|e| {
+            cli::CliError::Output {
+                path: p.display().to_string(),
+                message: e.to_string(),
+            }
+            .into()
+        }),
+        None => {
+            let mut out = std::io::stdout().lock();
+            // A closed pipe (`| head`) is not an error worth a diagnostic.
+            let _ = out.write_all(text.as_bytes());
+            let _ = out.flush();
+            Ok(())
+        }
+    }
+}
+
+fn execute(cli: Cli) -> Result<(), postmortem::Error> {
+    match cli.command {
+        Command::Analyze(a) => {
+            let cfg = cli::config(&a)?;
+            let report = postmortem::run(&cfg)?;
+            let text = if a.json {
+                render::json::render(&report)
+            } else {
+                render::markdown::render(&report)
+            };
+            write_out(a.output.as_deref(), &text)
+        }
+        Command::Timeline(a) => {
+            let report = postmortem::run(&cli::config(&a)?)?;
+            let text = if a.json {
+                serde_json::to_string_pretty(&report.timeline).unwrap_or_default() + "\n"
+            } else {
+                render::table::timeline(&report)
+            };
+            write_out(a.output.as_deref(), &text)
+        }
+        Command::Tenants(a) => {
+            let report = postmortem::run(&cli::config(&a)?)?;
+            let text = if a.json {
+                serde_json::to_string_pretty(&report.attribution).unwrap_or_default() + "\n"
+            } else {
+                render::table::tenants(&report)
+            };
+            write_out(a.output.as_deref(), &text)
+        }
+        Command::Formats(f) => match f.command {
+            None => {
+                let input = cli::InputConfig {
+                    formats_dir: f.formats_dir,
+                    ..cli::InputConfig::default()
+                };
+                let cat = postmortem::catalogue(&input)?;
+                write_out(None, &render::table::formats(&cat))
+            }
+            Some(FormatsCommand::Check {
+                inputs,
+                json,
+                input,
+            }) => {
+                let mut input = cli::input_config(inputs, &input)?;
+                if input.formats_dir.is_none() {
+                    input.formats_dir = f.formats_dir;
+                }
+                let cat = postmortem::catalogue(&input)?;
+                let strict = input.strict;
+                input.strict = false;
+                let stats = postmortem::read_inputs(&cat, &input, &mut |_| {})?;
+                let text = if json {
+                    render::table::check_json(&stats)
+                } else {
+                    render::table::check(&stats)
+                };
+                write_out(None, &text)?;
+                if strict
+                    && stats
+                        .iter()
+                        .any(|s| s.skipped_by_reason.keys().any(|k| k != "blank line"))
+                {
+                    return Err(postmortem::Error::Strict {
+                        count: stats.iter().map(|s| s.skipped).sum(),
+                        lines: Vec::new(),
+                    });
+                }
+                Ok(())
+            }
+        },
+    }
+}

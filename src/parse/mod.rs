@@ -1,0 +1,458 @@
+//! Parsing: each input's lines (or JSON documents) -> normalised events, or a
+//! counted skip with its reason. Every line is accounted for:
+//! `lines == parsed + skipped`.
+//!
+//! In: an [`Input`] from `read` and the [`Catalogue`] from `formats`. Out:
+//! [`Event`]s pushed to a sink, and the input's [`InputStats`].
+//!
+//! ```text
+//! access.log:1  203.0.113.7 - - [01/Oct/2026:13:26:55 +0530] "GET /api/..." 200 ...
+//!   -> Event::Request(Request { ts: 07:56:52.583Z, route: "/api/v1/accounts/{id}/...", tenant: "acct-4411", .. })
+//! ```
+
+mod error;
+mod prometheus;
+mod record;
+mod route;
+mod timestamp;
+
+pub use error::ParseError;
+pub use record::level;
+pub use route::fold as fold_route;
+pub use timestamp::TimeParser;
+
+use miette::NamedSource;
+use serde_json::value::RawValue;
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+use crate::event::{Event, Millis, Origin};
+use crate::formats::{
+    detect, record_mode, Catalogue, DefinitionKind, Detection, Format, RecordMode,
+};
+use crate::read::Input;
+use crate::zone::Zone;
+
+/// Lines read for detection.
+const HEAD_LINES: usize = 200;
+/// Bad lines kept per input for `--strict` and `formats check`.
+const KEEP_BAD: usize = 5;
+
+/// How to parse.
+#[derive(Clone, Debug, Default)]
+pub struct ParseOptions {
+    /// `--format NAME`, resolved to a catalogue index.
+    pub forced: Option<usize>,
+    /// `--input-tz`.
+    pub input_tz: Zone,
+}
+
+/// A line that was skipped, kept for diagnostics.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BadLine {
+    pub line: u64,
+    pub reason: String,
+    pub text: String,
+}
+
+/// What happened to one input.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct InputStats {
+    pub path: String,
+    pub format: String,
+    pub score: f64,
+    pub compression: String,
+    /// Records: physical lines, or for JSON documents the records in them.
+    pub lines: u64,
+    pub parsed: u64,
+    pub skipped: u64,
+    pub skipped_by_reason: BTreeMap<String, u64>,
+    pub first_ts: Option<Millis>,
+    pub last_ts: Option<Millis>,
+    pub invalid_utf8: u64,
+    /// Timestamps without a zone were read in `--input-tz`.
+    pub zoneless: bool,
+    pub documents: bool,
+    pub bad_lines: Vec<BadLine>,
+}
+
+impl InputStats {
+    fn skip(&mut self, line: u64, reason: &str, text: &str) {
+        self.lines += 1;
+        self.skipped += 1;
+        *self
+            .skipped_by_reason
+            .entry(reason.to_string())
+            .or_insert(0) += 1;
+        if self.bad_lines.len() < KEEP_BAD {
+            self.bad_lines.push(BadLine {
+                line,
+                reason: reason.to_string(),
+                text: text.chars().take(400).collect(),
+            });
+        }
+    }
+
+    fn parsed_at(&mut self, ts: Millis) {
+        self.lines += 1;
+        self.parsed += 1;
+        self.first_ts = Some(self.first_ts.map_or(ts, |f| f.min(ts)));
+        self.last_ts = Some(self.last_ts.map_or(ts, |l| l.max(ts)));
+    }
+}
+
+/// Parse one input, pushing its events to `sink`. `index` is the input's
+/// position in the run (it goes into every [`Origin`]).
+pub fn parse_input(
+    input: Input,
+    index: u32,
+    cat: &Catalogue,
+    opts: &ParseOptions,
+    sink: &mut dyn FnMut(Event),
+) -> Result<InputStats, ParseError> {
+    let mut stats = InputStats {
+        path: input.name.clone(),
+        compression: input.compression.to_string(),
+        ..InputStats::default()
+    };
+    let mut lines = input.lines();
+    let mut head: Vec<(u64, String)> = Vec::new();
+    for item in lines.by_ref() {
+        head.push(item?);
+        if head.len() >= HEAD_LINES {
+            break;
+        }
+    }
+    let head_text: Vec<String> = head.iter().map(|(_, l)| l.clone()).collect();
+    if head_text.iter().all(|l| l.trim().is_empty()) {
+        return Err(ParseError::Empty { path: stats.path });
+    }
+    let detection = match opts.forced {
+        Some(format) => Detection {
+            format,
+            score: 1.0,
+            mode: record_mode(&head_text),
+        },
+        None => match detect(cat, &head_text) {
+            (Some(d), _) => d,
+            (None, scores) => return Err(unknown_format(cat, &stats.path, &head_text, &scores)),
+        },
+    };
+    let format = &cat.formats[detection.format];
+    stats.format = format.name().to_string();
+    stats.score = detection.score;
+    let mut times = timestamp::TimeParser::new(&format.def.timestamp_formats, opts.input_tz);
+
+    match detection.mode {
+        RecordMode::Lines => {
+            let mut handle = |n: u64, line: &str, stats: &mut InputStats| {
+                let origin = Origin {
+                    input: index,
+                    line: n,
+                };
+                if line.trim().is_empty() {
+                    stats.skip(n, "blank line", line);
+                    return;
+                }
+                match parse_line(format, cat, &mut times, line, origin) {
+                    Ok(events) => {
+                        if events.is_empty() {
+                            stats.skip(n, "no records in document", line);
+                        }
+                        for ev in events {
+                            stats.parsed_at(ev.ts());
+                            sink(ev);
+                        }
+                        // A document line with several records counts each as parsed; keep
+                        // `lines` equal to parsed + skipped by counting the extra records.
+                    }
+                    Err(reason) => stats.skip(n, reason, line),
+                }
+            };
+            for (n, line) in &head {
+                handle(*n, line, &mut stats);
+            }
+            for item in lines.by_ref() {
+                let (n, line) = item?;
+                handle(n, &line, &mut stats);
+            }
+        }
+        RecordMode::Documents => {
+            stats.documents = true;
+            let mut text = head_text.join("\n");
+            text.push('\n');
+            text.push_str(&lines.rest_to_string()?);
+            parse_documents(format, cat, &mut times, &text, index, &mut stats, sink);
+        }
+    }
+    stats.invalid_utf8 = lines.invalid_utf8;
+    stats.zoneless = times.saw_zoneless;
+    Ok(stats)
+}
+
+/// One line of a line-oriented input -> its events (a JSON line may be a
+/// whole document with several records).
+fn parse_line(
+    format: &Format,
+    cat: &Catalogue,
+    times: &mut TimeParser,
+    line: &str,
+    origin: Origin,
+) -> Result<Vec<Event>, &'static str> {
+    match format.def.kind {
+        DefinitionKind::Regex => {
+            let fields = format.match_line(line).ok_or("does not match the format")?;
+            Ok(vec![record::build(
+                format, &cat.rules, times, &fields, None, origin,
+            )?])
+        }
+        DefinitionKind::Json => {
+            let value: Value = serde_json::from_str(line).map_err(|_| "not valid JSON")?;
+            json_records(format, cat, times, &value, origin)
+        }
+        DefinitionKind::PrometheusMatrix => {
+            let value: Value = serde_json::from_str(line).map_err(|_| "not valid JSON")?;
+            Ok(prometheus::samples(&value, &cat.rules, origin)?
+                .into_iter()
+                .map(Event::Metric)
+                .collect())
+        }
+    }
+}
+
+fn json_records(
+    format: &Format,
+    cat: &Catalogue,
+    times: &mut TimeParser,
+    value: &Value,
+    origin: Origin,
+) -> Result<Vec<Event>, &'static str> {
+    let items: Vec<&Value> = match format.def.envelope.as_deref().and_then(|e| value.get(e)) {
+        Some(Value::Array(items)) => items.iter().collect(),
+        _ => vec![value],
+    };
+    let mut out = Vec::with_capacity(items.len());
+    for item in items {
+        let fields = format
+            .match_json(item)
+            .ok_or("a required field is missing")?;
+        out.push(record::build(
+            format,
+            &cat.rules,
+            times,
+            &fields,
+            Some(item),
+            origin,
+        )?);
+    }
+    Ok(out)
+}
+
+/// Whole JSON documents (pretty-printed, or several concatenated): each
+/// record inside counts as one line of the input, and carries the line its
+/// record starts on.
+fn parse_documents(
+    format: &Format,
+    cat: &Catalogue,
+    times: &mut TimeParser,
+    text: &str,
+    index: u32,
+    stats: &mut InputStats,
+    sink: &mut dyn FnMut(Event),
+) {
+    let lines = LineIndex::new(text);
+    let mut stream = serde_json::Deserializer::from_str(text).into_iter::<&RawValue>();
+    loop {
+        let raw = match stream.next() {
+            None => break,
+            Some(Ok(raw)) => raw,
+            Some(Err(e)) => {
+                stats.skip(e.line() as u64, "invalid JSON document", "");
+                break;
+            }
+        };
+        let origin = Origin {
+            input: index,
+            line: lines.line_of(text, raw.get()),
+        };
+        // Records under the envelope are parsed one by one so each keeps its line.
+        let envelope = format.def.envelope.as_deref().and_then(|env| {
+            let top: BTreeMap<&str, &RawValue> = serde_json::from_str(raw.get()).ok()?;
+            serde_json::from_str::<Vec<&RawValue>>(top.get(env)?.get()).ok()
+        });
+        let records: Vec<(&RawValue, Origin)> = match envelope {
+            Some(items) => items
+                .into_iter()
+                .map(|i| {
+                    let o = Origin {
+                        input: index,
+                        line: lines.line_of(text, i.get()),
+                    };
+                    (i, o)
+                })
+                .collect(),
+            None => vec![(raw, origin)],
+        };
+        if records.is_empty() {
+            stats.skip(origin.line, "no records in document", "");
+        }
+        for (rec, origin) in records {
+            let value: Value = match serde_json::from_str(rec.get()) {
+                Ok(v) => v,
+                Err(_) => {
+                    stats.skip(origin.line, "invalid JSON document", "");
+                    continue;
+                }
+            };
+            match records_of_document(format, cat, times, &value, origin) {
+                Ok(events) if events.is_empty() => {
+                    stats.skip(origin.line, "no records in document", "")
+                }
+                Ok(events) => {
+                    for ev in events {
+                        stats.parsed_at(ev.ts());
+                        sink(ev);
+                    }
+                }
+                Err(reason) => stats.skip(origin.line, reason, ""),
+            }
+        }
+    }
+}
+
+/// Byte offsets of line starts, to turn a slice of the text into its line.
+struct LineIndex {
+    starts: Vec<usize>,
+}
+
+impl LineIndex {
+    fn new(text: &str) -> LineIndex {
+        let mut starts = vec![0];
+        starts.extend(
+            text.bytes()
+                .enumerate()
+                .filter(|(_, b)| *b == b'\n')
+                .map(|(i, _)| i + 1),
+        );
+        LineIndex { starts }
+    }
+
+    /// The 1-based line a sub-slice of `text` starts on.
+    fn line_of(&self, text: &str, part: &str) -> u64 {
+        let offset = (part.as_ptr() as usize).saturating_sub(text.as_ptr() as usize);
+        self.starts.partition_point(|&s| s <= offset) as u64
+    }
+}
+
+fn records_of_document(
+    format: &Format,
+    cat: &Catalogue,
+    times: &mut TimeParser,
+    doc: &Value,
+    origin: Origin,
+) -> Result<Vec<Event>, &'static str> {
+    match format.def.kind {
+        DefinitionKind::PrometheusMatrix => Ok(prometheus::samples(doc, &cat.rules, origin)?
+            .into_iter()
+            .map(Event::Metric)
+            .collect()),
+        DefinitionKind::Json => json_records(format, cat, times, doc, origin),
+        DefinitionKind::Regex => Err("a regex format cannot read JSON documents"),
+    }
+}
+
+fn unknown_format(
+    cat: &Catalogue,
+    path: &str,
+    head: &[String],
+    scores: &[(usize, f64)],
+) -> ParseError {
+    let mut ranked: Vec<&(usize, f64)> = scores.iter().filter(|(_, s)| *s > 0.0).collect();
+    ranked.sort_by(|a, b| b.1.total_cmp(&a.1));
+    let best = match ranked.first() {
+        Some((i, s)) => format!(
+            "{} reads {:.0}% of the first lines",
+            cat.formats[*i].name(),
+            s * 100.0
+        ),
+        None => "no format reads any of the first lines".to_string(),
+    };
+    let first = head
+        .iter()
+        .find(|l| !l.trim().is_empty())
+        .cloned()
+        .unwrap_or_default();
+    let excerpt: String = first.chars().take(300).collect();
+    let len = excerpt.len();
+    ParseError::UnknownFormat {
+        path: path.to_string(),
+        best,
+        src: NamedSource::new(path, excerpt),
+        span: (0, len).into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Cursor;
+
+    fn run(text: &str) -> (InputStats, Vec<Event>) {
+        let cat = Catalogue::builtin().expect("catalogue");
+        let input = Input::from_reader("t".into(), Box::new(Cursor::new(text.as_bytes().to_vec())))
+            .expect("input");
+        let mut events = Vec::new();
+        let stats = parse_input(input, 0, &cat, &ParseOptions::default(), &mut |e| {
+            events.push(e)
+        })
+        .expect("parse");
+        (stats, events)
+    }
+
+    /// Every sample line of every built-in definition becomes an event.
+    #[test]
+    fn every_definition_sample_parses_into_an_event() {
+        let cat = Catalogue::builtin().expect("catalogue");
+        for (i, f) in cat.formats.iter().enumerate() {
+            for s in &f.def.samples {
+                let mut times = TimeParser::new(&f.def.timestamp_formats, Zone::Utc);
+                let got = parse_line(f, &cat, &mut times, &s.line, Origin::default());
+                assert!(
+                    matches!(&got, Ok(ev) if !ev.is_empty()),
+                    "{} ({i}): {:?} on {}",
+                    f.name(),
+                    got,
+                    s.line
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn every_line_is_accounted_for() {
+        let text = "203.0.113.7 - - [01/Oct/2026:13:26:55 +0530] \"GET /a HTTP/1.1\" 200 5 \"-\" \"curl/8\"\n\
+                    \n\
+                    garbage here\n\
+                    203.0.113.7 - - [01/Oct/2026:13:26:56 +0530] \"GET /b HTTP/1.1\" 500 5 \"-\" \"curl/8\"\n";
+        let (stats, events) = run(text);
+        assert_eq!(stats.lines, 4);
+        assert_eq!(stats.parsed, 2);
+        assert_eq!(stats.skipped, 2);
+        assert_eq!(stats.lines, stats.parsed + stats.skipped);
+        assert_eq!(stats.skipped_by_reason.get("blank line"), Some(&1));
+        assert_eq!(events.len(), 2);
+    }
+
+    #[test]
+    fn an_unknown_format_is_a_diagnostic_not_a_panic() {
+        let cat = Catalogue::builtin().expect("catalogue");
+        let input = Input::from_reader(
+            "x".into(),
+            Box::new(Cursor::new(b"%%% nothing like a log\n".to_vec())),
+        )
+        .expect("input");
+        let err = parse_input(input, 0, &cat, &ParseOptions::default(), &mut |_| {})
+            .expect_err("unknown");
+        assert!(matches!(err, ParseError::UnknownFormat { .. }));
+    }
+}

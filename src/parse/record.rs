@@ -1,0 +1,331 @@
+//! One record's [`Fields`] -> one [`Event`], by what the format produces.
+//! Conversion failures are skip reasons, never panics.
+
+use serde_json::Value;
+
+use crate::event::{
+    Event, InfraEvent, Level, LogRecord, MetricSample, Origin, Request, RequestKind,
+};
+use crate::formats::{lookup, Fields, Format, Produces, Role, Rules, TimestampMarks};
+use crate::redact::{fnv1a, short_hash};
+
+use super::route;
+use super::timestamp::TimeParser;
+
+/// Why a line was not turned into an event.
+pub type SkipReason = &'static str;
+
+/// Turn fields into an event. `record` is the JSON record for JSON formats,
+/// consulted for tenant and key fields the definition does not map.
+pub fn build(
+    format: &Format,
+    rules: &Rules,
+    times: &mut TimeParser,
+    fields: &Fields<'_>,
+    record: Option<&Value>,
+    origin: Origin,
+) -> Result<Event, SkipReason> {
+    let ts_text = fields.get(Role::Ts).ok_or("no timestamp field")?;
+    let ts = times.parse(ts_text).ok_or("unreadable timestamp")?;
+    Ok(match format.def.produces {
+        Produces::Request => {
+            Event::Request(request(format, rules, fields, record, ts, ts_text, origin)?)
+        }
+        Produces::Log => Event::Log(LogRecord {
+            ts,
+            origin,
+            level: fields.get(Role::Level).map_or(Level::Info, level),
+            message: fields.get(Role::Message).unwrap_or("").to_string(),
+            instance: fields.get(Role::Instance).map(str::to_string),
+            tenant: tenant(rules, fields, record, None),
+            signal: fields.get(Role::Message).and_then(|m| rules.signal_of(m)),
+        }),
+        Produces::Infra => {
+            let reason = fields.get(Role::Reason).unwrap_or("").to_string();
+            let message = fields.get(Role::Message).unwrap_or("").to_string();
+            let first_ts = fields
+                .get(Role::FirstTs)
+                .and_then(|t| times.parse(t))
+                .unwrap_or(ts)
+                .min(ts);
+            Event::Infra(InfraEvent {
+                ts,
+                first_ts,
+                origin,
+                kind: rules.infra_kind(&reason, &message),
+                object: fields.get(Role::Object).unwrap_or("").to_string(),
+                count: fields
+                    .get(Role::Count)
+                    .and_then(|c| c.parse().ok())
+                    .unwrap_or(1),
+                reason,
+                message,
+            })
+        }
+        Produces::Metric => {
+            let name = fields
+                .get(Role::Metric)
+                .ok_or("no metric name")?
+                .to_string();
+            let value: f64 = fields
+                .get(Role::Value)
+                .and_then(|v| v.trim().parse().ok())
+                .ok_or("metric value is not a number")?;
+            let instance = fields.get(Role::Instance).map(str::to_string);
+            Event::Metric(MetricSample {
+                ts,
+                origin,
+                role: rules.metric_role(&name),
+                series: match &instance {
+                    Some(i) => format!("{name}{{instance=\"{i}\"}}"),
+                    None => name.clone(),
+                },
+                name,
+                value,
+                instance,
+            })
+        }
+    })
+}
+
+fn request(
+    format: &Format,
+    rules: &Rules,
+    fields: &Fields<'_>,
+    record: Option<&Value>,
+    ts: i64,
+    ts_text: &str,
+    origin: Origin,
+) -> Result<Request, SkipReason> {
+    let (mut method, mut path) = (fields.get(Role::Method), fields.get(Role::Path));
+    if let Some(line) = fields.get(Role::Request) {
+        let mut parts = line.split(' ');
+        let m = parts.next().filter(|m| !m.is_empty());
+        let p = parts.next();
+        if method.is_none() {
+            method = m;
+        }
+        if path.is_none() {
+            path = p.or(if m.is_some() { Some("") } else { None });
+        }
+    }
+    let raw_path = path.unwrap_or("");
+    let status = match fields.get(Role::Status) {
+        Some(s) => Some(
+            s.trim()
+                .parse::<u16>()
+                .map_err(|_| "status is not a number")?,
+        ),
+        None => None,
+    };
+    let duration_ms = fields
+        .get(Role::Duration)
+        .and_then(|d| last_of_list(d).parse::<f64>().ok())
+        .map(|d| format.def.duration_unit.to_ms(d));
+    let (start, end) = match (format.def.timestamp_marks, duration_ms) {
+        (TimestampMarks::End, Some(d)) => {
+            // A whole-second end time was truncated: the request ended half a
+            // second later on average.
+            let end = if ts_text.contains(['.', ',']) {
+                ts
+            } else {
+                ts + 500
+            };
+            (end - d.round() as i64, end)
+        }
+        (TimestampMarks::Start, Some(d)) => (ts, ts + d.round() as i64),
+        (_, None) => (ts, ts),
+    };
+    let route = route::fold(raw_path, &rules.tenant_segments);
+    let user_agent = fields
+        .get(Role::UserAgent)
+        .filter(|u| !u.is_empty() && *u != "-");
+    let kind = if rules.is_health_check(&route, user_agent) {
+        RequestKind::HealthCheck
+    } else {
+        RequestKind::Api
+    };
+    Ok(Request {
+        ts: start,
+        end_ts: end,
+        origin,
+        duration_ms,
+        method: method.map(str::to_string),
+        path_hash: fnv1a(raw_path.as_bytes()),
+        status,
+        bytes: fields.get(Role::Bytes).and_then(|b| b.parse().ok()),
+        tenant: tenant(rules, fields, record, Some(raw_path)),
+        integration: integration(rules, fields, record, raw_path, user_agent),
+        instance: fields
+            .get(Role::Instance)
+            .map(last_of_list)
+            .filter(|i| !i.is_empty() && *i != "-")
+            .map(str::to_string),
+        route,
+        kind,
+    })
+}
+
+/// nginx writes `a, b` (and `a : b`) when a request was retried across
+/// upstreams; the last one answered.
+fn last_of_list(v: &str) -> &str {
+    let v = v.trim();
+    let after_comma = v.rsplit(", ").next().unwrap_or(v);
+    after_comma
+        .rsplit(" : ")
+        .next()
+        .unwrap_or(after_comma)
+        .trim()
+}
+
+/// The tenant: `--tenant-from` rules first, then the mapped role, then the
+/// default field names, then a path segment after `accounts`/`orgs`/...
+fn tenant(
+    rules: &Rules,
+    fields: &Fields<'_>,
+    record: Option<&Value>,
+    path: Option<&str>,
+) -> Option<String> {
+    let from_record = |keys: &[String]| -> Option<String> {
+        let rec = record?;
+        keys.iter()
+            .find_map(|k| lookup(rec, k).and_then(scalar))
+            .filter(|s| !s.is_empty())
+    };
+    if let Some(t) = from_record(&rules.tenant_field_rules) {
+        return Some(t);
+    }
+    if let Some(p) = path {
+        for re in &rules.tenant_path_rules {
+            if let Some(m) = re.captures(p).and_then(|c| c.name("tenant")) {
+                return Some(m.as_str().to_string());
+            }
+        }
+        for q in &rules.tenant_query_rules {
+            if let Some(v) = route::query_param(p, q) {
+                return Some(v.to_string());
+            }
+        }
+    }
+    if let Some(t) = fields
+        .get(Role::Tenant)
+        .filter(|t| !t.is_empty() && *t != "-")
+    {
+        return Some(t.to_string());
+    }
+    if let Some(t) = from_record(&rules.tenant_fields) {
+        return Some(t);
+    }
+    path.and_then(|p| route::segment_after(p, &rules.tenant_segments))
+        .map(str::to_string)
+}
+
+/// An API key or client id (shown only as a short hash), else the user
+/// agent's product token.
+fn integration(
+    rules: &Rules,
+    fields: &Fields<'_>,
+    record: Option<&Value>,
+    path: &str,
+    user_agent: Option<&str>,
+) -> Option<String> {
+    let key = fields
+        .get(Role::ApiKey)
+        .map(str::to_string)
+        .or_else(|| {
+            let rec = record?;
+            rules
+                .api_key_fields
+                .iter()
+                .find_map(|k| lookup(rec, k).and_then(scalar))
+        })
+        .or_else(|| {
+            rules
+                .api_key_params
+                .iter()
+                .find_map(|p| route::query_param(path, p).map(str::to_string))
+        })
+        .filter(|k| !k.is_empty() && k != "-");
+    if let Some(k) = key {
+        return Some(format!("key:{}", short_hash(&k)));
+    }
+    let ua = user_agent?;
+    let token = ua
+        .split([' ', '/', ';', '('])
+        .next()
+        .filter(|t| !t.is_empty())?;
+    if rules.is_browser_token(token) {
+        return Some("browser".to_string());
+    }
+    Some(token.to_string())
+}
+
+fn scalar(v: &Value) -> Option<String> {
+    match v {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    }
+}
+
+/// Severity names and numbers (pino/bunyan 10..60, syslog 0..7 are told
+/// apart by range) to a level.
+pub fn level(text: &str) -> Level {
+    let t = text.trim();
+    if let Ok(n) = t.parse::<u32>() {
+        return match n {
+            0..=7 => match n {
+                0..=2 => Level::Fatal,
+                3 => Level::Error,
+                4 => Level::Warn,
+                5 | 6 => Level::Info,
+                _ => Level::Debug,
+            },
+            8..=10 => Level::Trace,
+            11..=20 => Level::Debug,
+            21..=30 => Level::Info,
+            31..=40 => Level::Warn,
+            41..=50 => Level::Error,
+            _ => Level::Fatal,
+        };
+    }
+    match t.to_ascii_lowercase().as_str() {
+        "trace" | "t" | "finest" | "finer" => Level::Trace,
+        "debug" | "d" | "dbug" | "fine" | "debug1" | "debug2" | "debug3" | "debug4" | "debug5" => {
+            Level::Debug
+        }
+        "warn" | "warning" | "w" | "wrn" => Level::Warn,
+        "error" | "err" | "e" | "eror" | "severe" => Level::Error,
+        "fatal" | "critical" | "crit" | "panic" | "emerg" | "emergency" | "alert" | "dpanic"
+        | "f" | "c" => Level::Fatal,
+        _ => Level::Info,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn levels() {
+        let cases = [
+            ("30", Level::Info),
+            ("50", Level::Error),
+            ("60", Level::Fatal),
+            ("WARNING", Level::Warn),
+            ("err", Level::Error),
+            ("3", Level::Error),
+            ("notice", Level::Info),
+        ];
+        for (text, want) in cases {
+            assert_eq!(level(text), want, "{text}");
+        }
+    }
+
+    #[test]
+    fn retried_upstreams_take_the_last() {
+        assert_eq!(last_of_list("10.0.0.1:80, 10.0.0.2:80"), "10.0.0.2:80");
+        assert_eq!(last_of_list("10.0.0.1:80"), "10.0.0.1:80");
+        assert_eq!(last_of_list("0.050, 0.049"), "0.049");
+    }
+}

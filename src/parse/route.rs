@@ -1,0 +1,153 @@
+//! Paths -> routes: the query dropped and ids folded into placeholders, so
+//! `/api/v1/accounts/acct-4411/runs/88121?page=3` and every other account's
+//! runs become one route, `/api/v1/accounts/{id}/runs/{id}`. Folding keeps
+//! route cardinality bounded whatever the traffic.
+
+/// Fold a raw path. `id_after` names the segments whose next segment is an
+/// id whatever it looks like (`accounts`, `orgs`, ...).
+pub fn fold(path: &str, id_after: &[String]) -> String {
+    let path = path.split(['?', '#']).next().unwrap_or("");
+    if path.is_empty() {
+        return "/".to_string();
+    }
+    if !path.starts_with('/') {
+        // `*` (OPTIONS), absolute-form proxies and garbage: keep a bounded label.
+        return if path.starts_with("http://") || path.starts_with("https://") {
+            let rest = path.split_once("://").map_or("", |(_, r)| r);
+            let p = rest.find('/').map_or("/", |i| &rest[i..]);
+            fold(p, id_after)
+        } else {
+            "{other}".to_string()
+        };
+    }
+    let mut out = String::with_capacity(path.len());
+    let mut prev_is_key = false;
+    for seg in path.split('/').skip(1) {
+        out.push('/');
+        if prev_is_key && !seg.is_empty() {
+            out.push_str("{id}");
+            prev_is_key = false;
+            continue;
+        }
+        prev_is_key = id_after.iter().any(|k| k.eq_ignore_ascii_case(seg));
+        out.push_str(fold_segment(seg));
+        if out.len() > 200 {
+            out.push_str("/{more}");
+            break;
+        }
+    }
+    out
+}
+
+fn fold_segment(seg: &str) -> &str {
+    if seg.is_empty() {
+        return seg;
+    }
+    let digits = seg.bytes().filter(u8::is_ascii_digit).count();
+    if digits == 0 {
+        return seg;
+    }
+    // API versions stay: v1, v2.3.
+    if seg.len() <= 5
+        && seg.starts_with('v')
+        && seg[1..].bytes().all(|b| b.is_ascii_digit() || b == b'.')
+    {
+        return seg;
+    }
+    if digits == seg.len() {
+        return "{id}";
+    }
+    if is_uuid(seg) {
+        return "{uuid}";
+    }
+    let hex = seg.bytes().all(|b| b.is_ascii_hexdigit());
+    if hex && seg.len() >= 8 {
+        return "{hex}";
+    }
+    // Mostly digits (`INV-2026-0042`) or long mixed tokens are ids.
+    if digits * 2 >= seg.len() || (seg.len() >= 16 && !seg.contains('.')) {
+        return "{id}";
+    }
+    seg
+}
+
+fn is_uuid(s: &str) -> bool {
+    s.len() == 36
+        && s.bytes().enumerate().all(|(i, b)| match i {
+            8 | 13 | 18 | 23 => b == b'-',
+            _ => b.is_ascii_hexdigit(),
+        })
+}
+
+/// The segment right after one of `keys` (`accounts/<tenant>`), raw.
+pub fn segment_after<'a>(path: &'a str, keys: &[String]) -> Option<&'a str> {
+    let path = path.split(['?', '#']).next().unwrap_or("");
+    let mut segs = path.split('/');
+    while let Some(s) = segs.next() {
+        if keys.iter().any(|k| k.eq_ignore_ascii_case(s)) {
+            return segs.next().filter(|t| !t.is_empty());
+        }
+    }
+    None
+}
+
+/// The value of one query parameter, raw.
+pub fn query_param<'a>(path: &'a str, name: &str) -> Option<&'a str> {
+    let query = path.split_once('?')?.1;
+    query
+        .split('&')
+        .filter_map(|kv| kv.split_once('='))
+        .find(|(k, _)| k.eq_ignore_ascii_case(name))
+        .map(|(_, v)| v)
+        .filter(|v| !v.is_empty())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn keys() -> Vec<String> {
+        vec!["accounts".into(), "orgs".into()]
+    }
+
+    #[test]
+    fn routes_fold() {
+        let cases = [
+            (
+                "tenant and id",
+                "/api/v1/accounts/acct-4411/runs/88121?page=3",
+                "/api/v1/accounts/{id}/runs/{id}",
+            ),
+            (
+                "uuid",
+                "/o/3f2c9a1e-1b2c-4d5e-8f90-0a1b2c3d4e5f/x",
+                "/o/{uuid}/x",
+            ),
+            ("hex", "/blobs/9f86d081884c", "/blobs/{hex}"),
+            ("version kept", "/v2/users", "/v2/users"),
+            ("empty", "", "/"),
+            ("root", "/", "/"),
+            (
+                "static asset",
+                "/static/app.3f9a1c.js",
+                "/static/app.3f9a1c.js",
+            ),
+            ("garbage", "\\x16\\x03", "{other}"),
+            ("absolute", "http://example.com/a/1", "/a/{id}"),
+        ];
+        for (name, path, want) in cases {
+            assert_eq!(fold(path, &keys()), want, "{name}");
+        }
+    }
+
+    #[test]
+    fn tenant_segment_and_query() {
+        assert_eq!(
+            segment_after("/api/v1/accounts/acct-4411/runs", &keys()),
+            Some("acct-4411")
+        );
+        assert_eq!(segment_after("/api/v1/runs", &keys()), None);
+        assert_eq!(query_param("/x?a=1&api_key=k9", "API_KEY"), Some("k9"));
+        assert_eq!(query_param("/x?a=", "a"), None);
+    }
+}

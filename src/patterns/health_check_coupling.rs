@@ -1,0 +1,137 @@
+//! `health_check_coupling`: liveness/health checks depend on the same
+//! saturated resource, so they fail together with user traffic and get
+//! healthy-but-slow servers killed.
+//!
+//! Why it matters: the check turns a slow-but-serving state into a full
+//! outage by restarting every server at once (seed 000).
+//!
+//! Example: `/healthz` goes from 4 ms to 5 s timeouts on all three servers
+//! while their DB pools are at the maximum, then kubelet kills them for
+//! "failed liveness probe".
+
+use super::finding::{confidence, Evidence, Finding, Subject};
+use super::Context;
+use crate::correlate::ProbeFailures;
+
+pub const ID: &str = "health_check_coupling";
+
+const ACTIONS: &[&str] = &[
+    "Liveness checks that do not touch the database or other shared dependencies (keep those in readiness)",
+    "Longer liveness thresholds than the pool's acquire timeout, so slowness is not mistaken for death",
+];
+
+pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
+    let a = cx.analysis;
+    let (Some(_), Some(window)) = (a.incident, a.window()) else {
+        return;
+    };
+    let (w0, w1) = (window.start * 1000, window.end * 1000);
+    let probes: Vec<(&String, &ProbeFailures)> = a
+        .history
+        .probe_failures
+        .iter()
+        .filter(|(_, p)| p.first < w1 && p.last >= w0 - 120_000)
+        .collect();
+    let access_failing = &a.health.failing;
+    if probes.is_empty() && access_failing.is_empty() {
+        return;
+    }
+    let first_fail = {
+        let from_access = a.health.first_failure.map(|(s, _)| s * 1000);
+        let from_probe = probes.iter().map(|(_, p)| p.first).min();
+        match (from_access, from_probe) {
+            (Some(x), Some(y)) => x.min(y),
+            (Some(x), None) | (None, Some(x)) => x,
+            (None, None) => return,
+        }
+    };
+    let span = a.span.unwrap_or(window);
+    let sat_start = a.pool.first_saturated(span, window).map(|s| s * 1000);
+    let mut evidence = Vec::new();
+    let mut c: f64 = 0.3;
+    if let Some(s) = sat_start {
+        if s <= first_fail {
+            c += 0.25;
+            evidence.push(Evidence::new(
+                format!(
+                    "health checks began failing {} s after the connection pool saturated",
+                    (first_fail - s) / 1000
+                ),
+                "pool metrics and health checks",
+            ));
+        }
+    }
+    let total = a
+        .health
+        .instances
+        .len()
+        .max(a.history.instances.len())
+        .max(1);
+    let failing = access_failing.len().max(probes.len());
+    c += 0.2 * (failing as f64 / total as f64).min(1.0);
+    if !access_failing.is_empty() {
+        evidence.push(Evidence::new(
+            format!(
+                "{} of {} health checks failed in the window on {} of {} instances (slowest {:.0} ms; {:.0} ms is usual)",
+                a.health.failed_in_window,
+                a.health.checks_in_window,
+                access_failing.len(),
+                a.health.instances.len(),
+                a.health.window_max_ms,
+                a.health.baseline_median_ms
+            ),
+            a.health.first_failure.map_or_else(String::new, |(_, o)| a.source(o)),
+        ));
+    }
+    for (inst, p) in probes.iter().take(5) {
+        evidence.push(Evidence::new(
+            format!(
+                "probe failures on {inst}: {} failures from {} on",
+                p.count,
+                crate::zone::clock(p.first)
+            ),
+            a.source(p.origin),
+        ));
+    }
+    // Kills for failed probes close the loop: the check restarted the servers.
+    let killed_by_probe: Vec<&crate::correlate::Restart> = a
+        .history
+        .restarts
+        .iter()
+        .filter(|r| {
+            r.down >= first_fail
+                && r.down < w1
+                && r.cause.as_deref().is_some_and(|c| c.contains("probe"))
+        })
+        .collect();
+    if !killed_by_probe.is_empty() {
+        c += 0.2;
+        evidence.push(Evidence::new(
+            format!(
+                "{} instance(s) killed for failing the probe",
+                killed_by_probe.len()
+            ),
+            a.source(killed_by_probe[0].source),
+        ));
+    }
+    if sat_start.is_none() && killed_by_probe.is_empty() {
+        // Failing checks alone, with nothing shared to blame, are weak evidence of coupling.
+        c = c.min(0.45);
+    }
+    sink.push(Finding {
+        pattern: ID,
+        title: format!(
+            "Health checks failed together with user traffic on {failing} of {total} instances"
+        ),
+        confidence: confidence(c),
+        start: first_fail,
+        end: w1,
+        subject: Subject {
+            endpoint: Some("health checks".to_string()),
+            ..Subject::default()
+        },
+        evidence,
+        timeline: Vec::new(),
+        actions: ACTIONS,
+    });
+}

@@ -1,0 +1,54 @@
+//! Cascade patterns: one detector per file, named after its id in
+//! `patterns.md`. Each reads the analysis and pushes [`Finding`]s with
+//! evidence; none formats the report.
+//!
+//! In: [`Aggregates`] and the [`Analysis`]. Out: findings sorted by
+//! confidence, highest first.
+//!
+//! ```text
+//! Analysis { attribution: acct-4411 x9000, pool saturated 3/3, ... } -> [tenant_surge 0.95, pool_exhaustion 0.95, ...]
+//! ```
+
+mod finding;
+mod health_check_coupling;
+mod pool_exhaustion;
+mod retry_storm;
+mod synchronized_restart;
+mod tenant_surge;
+
+pub use finding::{Evidence, Finding, Subject};
+
+use crate::aggregate::Aggregates;
+use crate::correlate::Analysis;
+
+/// What every detector reads.
+pub struct Context<'a> {
+    pub agg: &'a Aggregates,
+    pub analysis: &'a Analysis,
+}
+
+type Detector = fn(&Context<'_>, &mut Vec<Finding>);
+
+/// Every detector, by pattern id.
+pub const DETECTORS: [(&str, Detector); 5] = [
+    (tenant_surge::ID, tenant_surge::detect),
+    (pool_exhaustion::ID, pool_exhaustion::detect),
+    (health_check_coupling::ID, health_check_coupling::detect),
+    (synchronized_restart::ID, synchronized_restart::detect),
+    (retry_storm::ID, retry_storm::detect),
+];
+
+/// Run every detector.
+pub fn detect(agg: &Aggregates, analysis: &Analysis) -> Vec<Finding> {
+    let cx = Context { agg, analysis };
+    let mut findings = Vec::new();
+    for (_, d) in DETECTORS {
+        d(&cx, &mut findings);
+    }
+    findings.sort_by(|a, b| {
+        b.confidence
+            .total_cmp(&a.confidence)
+            .then(a.pattern.cmp(b.pattern))
+    });
+    findings
+}

@@ -1,0 +1,134 @@
+//! `pool_exhaustion`: the application tier runs out of database (or other)
+//! pool connections; requests queue for a connection, then fail.
+//!
+//! Why it matters: a shared, fixed pool turns one slow workload into
+//! everyone's outage (seeds 000, 003, 004).
+//!
+//! Example: `hikaricp_connections_active` at `hikaricp_connections_max` (20)
+//! on all three servers with 140 threads pending, and HikariCP's
+//! "Connection is not available, request timed out" in the logs.
+
+use super::finding::{confidence, Evidence, Finding, Subject};
+use super::Context;
+use crate::event::Signal;
+
+pub const ID: &str = "pool_exhaustion";
+
+const ACTIONS: &[&str] = &[
+    "Dedicated connection pools for interactive and bulk work, so one cannot starve the other",
+    "Fail fast on pool checkout (short acquire timeout) instead of queueing for tens of seconds",
+    "Alert on the leading indicators: pool usage near its maximum and requests waiting for a connection",
+];
+
+pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
+    let a = cx.analysis;
+    let (Some(_), Some(window)) = (a.incident, a.window()) else {
+        return;
+    };
+    let (w0, w1) = (window.start * 1000, window.end * 1000);
+    let saturated: Vec<&crate::correlate::PoolInstance> = a
+        .pool
+        .instances
+        .iter()
+        .filter(|p| p.saturated.iter().any(|r| r.0 < w1 && r.1 > w0))
+        .collect();
+    let span = a.span.unwrap_or(window);
+    let log_lines: u32 = (window.start..window.end)
+        .filter(|s| span.contains(*s))
+        .map(|s| a.pool.log_lines[(s - span.start) as usize])
+        .sum();
+    if saturated.is_empty() && log_lines == 0 {
+        return;
+    }
+    let mut evidence = Vec::new();
+    let mut start = i64::MAX;
+    let mut end = i64::MIN;
+    for p in &saturated {
+        let runs: Vec<&(i64, i64)> = p
+            .saturated
+            .iter()
+            .filter(|r| r.0 < w1 && r.1 > w0)
+            .collect();
+        let (s, e) = (runs[0].0, runs[runs.len() - 1].1);
+        start = start.min(s);
+        end = end.max(e);
+        let secs: i64 = runs.iter().map(|r| (r.1 - r.0) / 1000).sum();
+        let cap = p
+            .max
+            .map_or_else(|| "its maximum".to_string(), |m| format!("{m:.0}"));
+        evidence.push(Evidence::new(
+            format!(
+                "{}: {:.0} connections in use of {cap}, up to {:.0} waiting; saturated for {secs} s",
+                if p.instance.is_empty() { "pool" } else { &p.instance },
+                p.peak_in_use,
+                p.peak_waiting
+            ),
+            format!("{} ({})", a.input_name(p.input), p.series),
+        ));
+    }
+    let quotes = cx.agg.signal_quotes(Signal::PoolExhausted);
+    let mut log_instances = 0;
+    if log_lines > 0 {
+        log_instances = a.pool.log_instances.len();
+        if let Some((_, q)) = quotes.iter().min_by_key(|(_, q)| q.ts) {
+            start = start.min(q.ts);
+            evidence.push(Evidence::new(
+                format!(
+                    "{log_lines} pool-exhaustion log lines in the window on {} instance(s), the first: \"{}\"",
+                    log_instances.max(1),
+                    crate::redact::redact_text(&truncate(&q.message, 160))
+                ),
+                a.source(q.origin),
+            ));
+        }
+    }
+    if end == i64::MIN {
+        end = w1;
+    }
+    let known = a.pool.instances.len().max(a.history.instances.len()).max(1);
+    let c = if !saturated.is_empty() {
+        0.6 + 0.2 * (saturated.len() as f64 / a.pool.instances.len().max(1) as f64)
+            + if log_lines > 0 { 0.15 } else { 0.0 }
+    } else {
+        0.55 + 0.25 * (log_instances as f64 / known as f64).min(1.0)
+    };
+    let all =
+        !saturated.is_empty() && saturated.len() == a.pool.instances.len() && saturated.len() > 1;
+    sink.push(Finding {
+        pattern: ID,
+        title: if all {
+            format!(
+                "Database connection pools exhausted on all {} instances",
+                saturated.len()
+            )
+        } else if !saturated.is_empty() {
+            format!(
+                "Database connection pool exhausted on {} of {} instances",
+                saturated.len(),
+                a.pool.instances.len()
+            )
+        } else {
+            "Connection pool exhausted (application logs)".to_string()
+        },
+        confidence: confidence(c.min(0.98)),
+        start: start.max(w0 - 120_000),
+        end,
+        subject: Subject {
+            instance: (saturated.len() == 1).then(|| saturated[0].instance.clone()),
+            ..Subject::default()
+        },
+        evidence,
+        timeline: Vec::new(),
+        actions: ACTIONS,
+    });
+}
+
+pub fn truncate(s: &str, n: usize) -> String {
+    if s.chars().count() <= n {
+        s.to_string()
+    } else {
+        let mut t: String = s.chars().take(n).collect();
+        t.push('…');
+        t
+    }
+}

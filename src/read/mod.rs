@@ -1,0 +1,18 @@
+//! Reading inputs: files, directories (recursively), standard input, and
+//! gzip/zstd streams recognised by their magic bytes whatever their name.
+//!
+//! In: the paths given on the command line. Out: one [`Input`] per file or
+//! stream, whose [`Lines`] yield `(line number, text)` with CRLF and a BOM
+//! removed and invalid UTF-8 replaced (and counted).
+//!
+//! ```text
+//! ["samples/bulk-export", "-"] -> [Input "samples/bulk-export/access.log.gz", ..., Input "<stdin>"]
+//! ```
+
+mod error;
+mod input;
+mod lines;
+
+pub use error::ReadError;
+pub use input::{open_all, Input};
+pub use lines::Lines;

@@ -1,0 +1,13 @@
+//! Rendering: the only code that writes output. The [`Report`] in, Markdown,
+//! JSON or a terminal table out.
+//!
+//! ```text
+//! Report { incident: { found: true, .. }, .. } -> "# Incident on 2026-10-01: ...\n\n## Summary\n..."
+//! ```
+
+pub mod json;
+pub mod markdown;
+pub mod table;
+pub mod time;
+
+pub use crate::report::Report;

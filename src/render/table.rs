@@ -1,0 +1,190 @@
+//! Terminal tables (comfy-table) for `postmortem timeline` and
+//! `postmortem tenants`.
+
+use comfy_table::presets::UTF8_FULL_CONDENSED;
+use comfy_table::{ContentArrangement, Table};
+
+use super::time::{hms, local_hms};
+use crate::report::Report;
+
+fn table(header: Vec<String>) -> Table {
+    let mut t = Table::new();
+    t.load_preset(UTF8_FULL_CONDENSED)
+        .set_content_arrangement(ContentArrangement::Dynamic)
+        .set_width(140)
+        .set_header(header);
+    t
+}
+
+pub fn timeline(report: &Report) -> String {
+    let tz = &report.extra.tz;
+    let mut header = vec!["time (UTC)".to_string()];
+    if !tz.is_utc() {
+        header.push(format!("time ({tz})"));
+    }
+    header.extend([
+        "kind".to_string(),
+        "what happened".to_string(),
+        "source".to_string(),
+    ]);
+    let mut t = table(header);
+    for e in &report.timeline {
+        let mut row = vec![format!("{} {}", super::time::date(&e.ts), hms(&e.ts))];
+        if !tz.is_utc() {
+            row.push(local_hms(&e.ts, tz));
+        }
+        row.push(
+            serde_json::to_value(e.kind)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_default(),
+        );
+        row.push(e.text.clone());
+        row.push(e.sources.join("\n"));
+        t.add_row(row);
+    }
+    let mut s = if report.timeline.is_empty() {
+        "No incident found: nothing to put on a timeline.\n".to_string()
+    } else {
+        format!("{t}\n")
+    };
+    if let (Some(o), Some(r)) = (&report.incident.onset, &report.incident.recovered) {
+        s.push_str(&format!("onset {o}, recovered {r}\n"));
+    }
+    s
+}
+
+pub fn tenants(report: &Report) -> String {
+    let a = &report.attribution;
+    let mut t = table(
+        [
+            a.dimension.as_str(),
+            "integration",
+            "requests",
+            "baseline req/s",
+            "window req/s",
+            "ratio",
+            "% requests",
+            "% busy time",
+            "% errors",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect(),
+    );
+    for r in &a.rows {
+        t.add_row(vec![
+            r.tenant
+                .clone()
+                .or_else(|| r.integration.clone())
+                .unwrap_or_default(),
+            if r.tenant.is_some() {
+                r.integration.clone().unwrap_or_default()
+            } else {
+                String::new()
+            },
+            r.requests.to_string(),
+            format!("{}", r.baseline_rate_per_s),
+            format!("{}", r.window_rate_per_s),
+            format!("{}", r.rate_ratio),
+            format!("{:.1}", r.share_of_requests * 100.0),
+            format!("{:.1}", r.share_of_busy_time * 100.0),
+            format!("{:.1}", r.share_of_errors * 100.0),
+        ]);
+    }
+    let window = match (&report.incident.onset, &report.incident.recovered) {
+        (Some(o), Some(r)) => format!("incident window {o} .. {r}"),
+        _ => "whole span (no incident found)".to_string(),
+    };
+    let verdict = if a.organic {
+        "growth is organic: spread across many, no single one explains it"
+    } else {
+        "ranked by blame: share of extra load, busy time and requests"
+    };
+    if a.rows.is_empty() {
+        return format!("No requests with a {} in the window.\n", a.dimension);
+    }
+    format!("{t}\n{window}; {verdict}\n")
+}
+
+/// `postmortem formats`: name, kind, description.
+pub fn formats(cat: &crate::formats::Catalogue) -> String {
+    let mut t = table(vec![
+        "name".into(),
+        "kind".into(),
+        "produces".into(),
+        "description".into(),
+    ]);
+    for f in &cat.formats {
+        t.add_row(vec![
+            f.name().to_string(),
+            format!("{:?}", f.def.kind).to_lowercase(),
+            format!("{:?}", f.def.produces).to_lowercase(),
+            f.def.description.clone(),
+        ]);
+    }
+    format!("{t}\n")
+}
+
+/// `postmortem formats check`: one row per input.
+pub fn check(stats: &[crate::parse::InputStats]) -> String {
+    let mut t = table(
+        [
+            "input",
+            "format",
+            "score",
+            "lines",
+            "parsed",
+            "skipped",
+            "why skipped",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect(),
+    );
+    for s in stats {
+        let why: Vec<String> = s
+            .skipped_by_reason
+            .iter()
+            .map(|(k, v)| format!("{v} {k}"))
+            .collect();
+        t.add_row(vec![
+            s.path.clone(),
+            s.format.clone(),
+            format!("{:.2}", s.score),
+            s.lines.to_string(),
+            s.parsed.to_string(),
+            s.skipped.to_string(),
+            why.join(", "),
+        ]);
+    }
+    let mut out = format!("{t}\n");
+    for s in stats {
+        for b in &s.bad_lines {
+            out.push_str(&format!(
+                "{}:{}: {}: {}\n",
+                s.path, b.line, b.reason, b.text
+            ));
+        }
+    }
+    out
+}
+
+/// `postmortem formats check --json`: one object per input, one per line.
+pub fn check_json(stats: &[crate::parse::InputStats]) -> String {
+    let mut out = String::new();
+    for s in stats {
+        let v = serde_json::json!({
+            "path": s.path,
+            "format": s.format,
+            "score": s.score,
+            "lines": s.lines,
+            "parsed": s.parsed,
+            "skipped": s.skipped,
+            "skipped_by_reason": s.skipped_by_reason,
+        });
+        out.push_str(&v.to_string());
+        out.push('\n');
+    }
+    out
+}
