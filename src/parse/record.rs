@@ -110,12 +110,13 @@ fn request(
         }
     }
     let raw_path = path.unwrap_or("");
-    let status = match fields.get(Role::Status) {
-        Some(s) => Some(
-            s.trim()
-                .parse::<u16>()
-                .map_err(|_| "status is not a number")?,
-        ),
+    // `-`: the client went away before a status was sent.
+    let status = match fields
+        .get(Role::Status)
+        .map(str::trim)
+        .filter(|s| *s != "-" && !s.is_empty())
+    {
+        Some(s) => Some(s.parse::<u16>().map_err(|_| "status is not a number")?),
         None => None,
     };
     let duration_ms = fields

@@ -1,0 +1,77 @@
+//! Bad input never panics: a diagnostic and an exit code.
+
+use std::fs;
+
+use super::fixture::{postmortem, run};
+
+fn tmp(name: &str, content: &[u8]) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("postmortem-bad-{}", std::process::id()));
+    fs::create_dir_all(&dir).expect("tmp");
+    let p = dir.join(name);
+    fs::write(&p, content).expect("write");
+    p
+}
+
+fn no_panic(err: &str) {
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(!err.contains("RUST_BACKTRACE"), "{err}");
+}
+
+#[test]
+fn a_missing_path_is_exit_1_with_a_diagnostic() {
+    let (code, _, err) = run(&["analyze", "/no/such/export.log"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("cannot open /no/such/export.log"), "{err}");
+    no_panic(&err);
+}
+
+#[test]
+fn an_unknown_format_is_exit_1_naming_the_file() {
+    let p = tmp("mystery.log", b"@@@ this is no log format anyone writes\n### nor this\n");
+    let (code, _, err) = run(&["analyze", p.to_str().unwrap_or("")]);
+    assert_eq!(code, 1);
+    assert!(err.contains("mystery.log"), "{err}");
+    assert!(err.contains("no known format"), "{err}");
+    no_panic(&err);
+}
+
+#[test]
+fn an_empty_input_is_exit_1() {
+    let p = tmp("empty.log", b"");
+    let (code, _, err) = run(&["analyze", p.to_str().unwrap_or("")]);
+    assert_eq!(code, 1);
+    assert!(err.contains("empty"), "{err}");
+    no_panic(&err);
+    let assert = postmortem().args(["analyze", "-"]).write_stdin("").assert();
+    assert.code(1);
+}
+
+#[test]
+fn bad_lines_are_counted_and_strict_makes_them_exit_2() {
+    let good = "203.0.113.7 - - [01/Oct/2026:13:26:55 +0530] \"GET /api/v1/accounts/a1/x HTTP/1.1\" 200 5 \"-\" \"curl/8.5.0\"\n";
+    let mut text = good.repeat(5);
+    text.push_str("this line is garbage\n");
+    text.push_str(&good.repeat(2));
+    let p = tmp("mixed.log", text.as_bytes());
+    let (code, out, err) = run(&["analyze", "--json", p.to_str().unwrap_or("")]);
+    assert_eq!(code, 0, "{err}");
+    let r: serde_json::Value = serde_json::from_str(&out).expect("json");
+    assert_eq!(r["inputs"][0]["skipped"], 1);
+    assert_eq!(r["inputs"][0]["lines"], 8);
+    assert_eq!(r["inputs"][0]["skipped_by_reason"]["does not match the format"], 1);
+    let (code, _, err) = run(&["analyze", "--strict", p.to_str().unwrap_or("")]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains(":6"), "names the line: {err}");
+    no_panic(&err);
+}
+
+#[test]
+fn bad_flags_are_exit_1_or_clap_usage() {
+    let (code, _, err) = run(&["analyze", "--tz", "Mars/Olympus", "samples/bulk-export"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("IANA"), "{err}");
+    let (code, _, err) = run(&["analyze", "--tenant-from", "path:/x/(\\d+)", "samples/bulk-export"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("tenant"), "{err}");
+    no_panic(&err);
+}

@@ -1,0 +1,7 @@
+//! Integration tests: the real binary on real files, in a fixed time zone.
+//! Themed modules; snapshots under `snapshots/` are reviewed like code.
+
+mod bad_input;
+mod corpus;
+mod fixture;
+mod samples;
