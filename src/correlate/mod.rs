@@ -285,8 +285,19 @@ fn symptom_flags(
     let mut other = vec![false; n];
     let logs: Vec<f64> = agg.error_logs(span).into_iter().map(f64::from).collect();
     let log_flags = onset::count_flags(&logs, onset::base_rate(&logs, range.clone()));
+    // Requests queueing for a connection hurt users, unless the baseline
+    // queues as a matter of course (most of the time, the same robustness as a
+    // median: an incident shorter than the baseline does not make it usual).
+    let base_waiting = range.len().max(1) as f64;
+    let waiting_usual = a.pool.waiting_secs[range.clone()]
+        .iter()
+        .filter(|w| **w)
+        .count() as f64
+        / base_waiting
+        > 0.5;
     for i in 0..n {
-        other[i] = log_flags[i] || a.pool.log_lines[i] > 0;
+        other[i] =
+            log_flags[i] || a.pool.log_lines[i] > 0 || (a.pool.waiting_secs[i] && !waiting_usual);
     }
     for (_, cells) in health {
         for (i, c) in cells.iter().enumerate() {

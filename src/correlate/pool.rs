@@ -28,6 +28,8 @@ pub struct PoolState {
     pub instances: Vec<PoolInstance>,
     /// Seconds (relative to the span) in which any pool was saturated by metrics.
     pub saturated_secs: Vec<bool>,
+    /// Seconds in which requests were waiting for a connection on any instance.
+    pub waiting_secs: Vec<bool>,
     /// Pool-exhaustion log lines per second of the span.
     pub log_lines: Vec<u32>,
     /// Instances that logged pool exhaustion.
@@ -71,6 +73,7 @@ pub fn pool_state(agg: &Aggregates, span: Span) -> PoolState {
     }
     let mut state = PoolState {
         saturated_secs: vec![false; span.len()],
+        waiting_secs: vec![false; span.len()],
         log_lines: vec![0; span.len()],
         ..PoolState::default()
     };
@@ -105,8 +108,15 @@ pub fn pool_state(agg: &Aggregates, span: Span) -> PoolState {
             peak_in_use = peak_in_use.max(used.unwrap_or(0.0));
             peak_waiting = peak_waiting.max(wait.unwrap_or(0.0));
             let at_max = matches!((used, cap), (Some(u), Some(c)) if c > 0.0 && u >= c);
-            let saturated = at_max || wait.is_some_and(|w| w > 0.0);
-            if saturated {
+            let waits = wait.is_some_and(|w| w > 0.0);
+            if waits {
+                for s in t.div_euclid(1000)..(t + step).div_euclid(1000) {
+                    if span.contains(s) {
+                        state.waiting_secs[(s - span.start) as usize] = true;
+                    }
+                }
+            }
+            if at_max || waits {
                 match runs.last_mut() {
                     Some(last) if t - last.1 <= step => last.1 = t + step,
                     _ => runs.push((t, t + step)),

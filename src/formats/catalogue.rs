@@ -152,6 +152,17 @@ mod tests {
         }
     }
 
+    /// The complete example in parsers/README.md must stay a working definition.
+    #[test]
+    fn the_documented_example_loads_and_passes_its_samples() {
+        let doc = include_str!("../../parsers/README.md");
+        let start = doc.find("```json").expect("example block") + "```json".len();
+        let end = start + doc[start..].find("```").expect("block end");
+        let text = &doc[start..end];
+        let f = load_definition("parsers/README.md", text).expect("example compiles");
+        f.check_samples(text).expect("example samples parse");
+    }
+
     #[test]
     fn a_broken_definition_points_into_the_file() {
         let text = r#"{"name": "x", "description": "d", "kind": "regex", "produces": "log",

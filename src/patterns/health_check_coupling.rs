@@ -114,8 +114,19 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
             a.source(killed_by_probe[0].source),
         ));
     }
-    if sat_start.is_none() && killed_by_probe.is_empty() {
-        // Failing checks alone, with nothing shared to blame, are weak evidence of coupling.
+    // Coupling means the checks failed with the users' requests, on a shared
+    // resource. Without either in the data, failing checks are a weak signal.
+    let users_hurt = [a.errors_start.map(|e| e.0), a.latency_start]
+        .into_iter()
+        .flatten()
+        .any(|s| (s * 1000 - first_fail).abs() <= 120_000);
+    if users_hurt {
+        evidence.push(Evidence::new(
+            "user requests were failing or slow at the same time".to_string(),
+            a.inputs.first().cloned().unwrap_or_default(),
+        ));
+    }
+    if sat_start.is_none() && !users_hurt {
         c = c.min(0.45);
     }
     sink.push(Finding {

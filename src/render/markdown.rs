@@ -136,12 +136,16 @@ fn summary(out: &mut String, r: &Report) {
     };
     let dur = duration(r.incident.duration_s.unwrap_or(0));
     let imp = &r.impact;
-    let mut s = format!(
-        "On {window} the service was degraded for {dur}: {} of {} requests in that window failed ({}).",
-        imp.requests_failed,
-        imp.requests_total,
-        pct(imp.failed_share)
-    );
+    let mut s = if r.extra.has_requests {
+        format!(
+            "On {window} the service was degraded for {dur}: {} of {} requests in that window failed ({}).",
+            imp.requests_failed,
+            imp.requests_total,
+            pct(imp.failed_share)
+        )
+    } else {
+        format!("On {window} the service was degraded for {dur} (no access log among the inputs, so how many requests failed is not known).")
+    };
     if let Some(longest) = longest_outage(r) {
         let _ = write!(s, " For {} nothing was served at all.", duration(longest));
     }

@@ -27,7 +27,10 @@ fn a_missing_path_is_exit_1_with_a_diagnostic() {
 
 #[test]
 fn an_unknown_format_is_exit_1_naming_the_file() {
-    let p = tmp("mystery.log", b"@@@ this is no log format anyone writes\n### nor this\n");
+    let p = tmp(
+        "mystery.log",
+        b"@@@ this is no log format anyone writes\n### nor this\n",
+    );
     let (code, _, err) = run(&["analyze", p.to_str().unwrap_or("")]);
     assert_eq!(code, 1);
     assert!(err.contains("mystery.log"), "{err}");
@@ -58,7 +61,10 @@ fn bad_lines_are_counted_and_strict_makes_them_exit_2() {
     let r: serde_json::Value = serde_json::from_str(&out).expect("json");
     assert_eq!(r["inputs"][0]["skipped"], 1);
     assert_eq!(r["inputs"][0]["lines"], 8);
-    assert_eq!(r["inputs"][0]["skipped_by_reason"]["does not match the format"], 1);
+    assert_eq!(
+        r["inputs"][0]["skipped_by_reason"]["does not match the format"],
+        1
+    );
     let (code, _, err) = run(&["analyze", "--strict", p.to_str().unwrap_or("")]);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains(":6"), "names the line: {err}");
@@ -70,7 +76,12 @@ fn bad_flags_are_exit_1_or_clap_usage() {
     let (code, _, err) = run(&["analyze", "--tz", "Mars/Olympus", "samples/bulk-export"]);
     assert_eq!(code, 1);
     assert!(err.contains("IANA"), "{err}");
-    let (code, _, err) = run(&["analyze", "--tenant-from", "path:/x/(\\d+)", "samples/bulk-export"]);
+    let (code, _, err) = run(&[
+        "analyze",
+        "--tenant-from",
+        "path:/x/(\\d+)",
+        "samples/bulk-export",
+    ]);
     assert_eq!(code, 1);
     assert!(err.contains("tenant"), "{err}");
     no_panic(&err);

@@ -11,7 +11,9 @@ pub fn root() -> PathBuf {
 /// depends on the machine's zone.
 pub fn postmortem() -> Command {
     let mut cmd = Command::cargo_bin("postmortem").expect("binary builds");
-    cmd.current_dir(root()).env("TZ", "America/New_York").env_remove("RUST_BACKTRACE");
+    cmd.current_dir(root())
+        .env("TZ", "America/New_York")
+        .env_remove("RUST_BACKTRACE");
     cmd
 }
 

@@ -35,25 +35,35 @@ fn every_scenario_matches_its_truth() {
     assert!(names.contains(&"bulk-export".to_string()));
     for name in names {
         let truth: Value = serde_json::from_str(
-            &fs::read_to_string(root().join("samples").join(&name).join("truth.json")).expect("truth"),
+            &fs::read_to_string(root().join("samples").join(&name).join("truth.json"))
+                .expect("truth"),
         )
         .expect("truth is JSON");
         let r = report(&name);
         assert_eq!(r["schema"], "postmortem.report/v1");
-        let found = truth.get("incident").and_then(Value::as_bool).unwrap_or(true);
+        let found = truth
+            .get("incident")
+            .and_then(Value::as_bool)
+            .unwrap_or(true);
         assert_eq!(r["incident"]["found"], found, "{name}: incident.found");
         let findings = r["findings"].as_array().expect("findings");
         if !found {
             assert!(r["incident"]["onset"].is_null());
             assert!(
-                findings.iter().all(|f| f["confidence"].as_f64().unwrap_or(1.0) <= 0.5),
+                findings
+                    .iter()
+                    .all(|f| f["confidence"].as_f64().unwrap_or(1.0) <= 0.5),
                 "{name}: a quiet input must name no cause: {findings:?}"
             );
             continue;
         }
         let onset = ts(&r["incident"]["onset"]);
         let recovered = ts(&r["incident"]["recovered"]);
-        assert!((onset - ts(&truth["onset"])).abs() <= 10, "{name}: onset {}", r["incident"]["onset"]);
+        assert!(
+            (onset - ts(&truth["onset"])).abs() <= 10,
+            "{name}: onset {}",
+            r["incident"]["onset"]
+        );
         assert!(
             (recovered - ts(&truth["recovered"])).abs() <= 60,
             "{name}: recovered {}",
@@ -62,14 +72,23 @@ fn every_scenario_matches_its_truth() {
         let rows = r["attribution"]["rows"].as_array().expect("rows");
         match truth.get("culprit").filter(|c| !c.is_null()) {
             Some(c) => {
-                assert_eq!(rows[0]["tenant"], c["tenant"], "{name}: top attribution row");
-                assert_eq!(rows[0]["integration"], c["integration"], "{name}: integration");
+                assert_eq!(
+                    rows[0]["tenant"], c["tenant"],
+                    "{name}: top attribution row"
+                );
+                assert_eq!(
+                    rows[0]["integration"], c["integration"],
+                    "{name}: integration"
+                );
                 assert_eq!(r["attribution"]["organic"], false);
             }
             None => {
                 assert_eq!(r["attribution"]["organic"], true, "{name}: organic growth");
                 assert!(
-                    !findings.iter().any(|f| f["pattern"] == "tenant_surge" && f["confidence"].as_f64() > Some(0.5)),
+                    !findings
+                        .iter()
+                        .any(|f| f["pattern"] == "tenant_surge"
+                            && f["confidence"].as_f64() > Some(0.5)),
                     "{name}: organic growth must not blame a tenant"
                 );
             }
@@ -78,7 +97,10 @@ fn every_scenario_matches_its_truth() {
             let hit = findings.iter().find(|f| &f["pattern"] == p);
             let conf = hit.and_then(|f| f["confidence"].as_f64()).unwrap_or(0.0);
             assert!(conf >= 0.5, "{name}: pattern {p} confidence {conf}");
-            assert!(!hit.map_or(true, |f| f["evidence"].as_array().is_none_or(Vec::is_empty)), "{name}: {p} has no evidence");
+            assert!(
+                !hit.map_or(true, |f| f["evidence"].as_array().is_none_or(Vec::is_empty)),
+                "{name}: {p} has no evidence"
+            );
         }
         if let Some(tl) = truth.get("timeline").and_then(Value::as_object) {
             let entries = r["timeline"].as_array().expect("timeline");
@@ -91,7 +113,10 @@ fn every_scenario_matches_its_truth() {
                     .filter(|e| e["kind"] == kind.as_str())
                     .map(|e| (ts(&e["ts"]) - ts(when)).abs())
                     .min();
-                assert!(closest.is_some_and(|d| d <= 15), "{name}: timeline {kind} at {when}: off by {closest:?}");
+                assert!(
+                    closest.is_some_and(|d| d <= 15),
+                    "{name}: timeline {kind} at {when}: off by {closest:?}"
+                );
             }
         }
     }
@@ -102,7 +127,11 @@ fn every_line_of_every_input_is_accounted_for() {
     for name in scenarios() {
         let r = report(&name);
         for i in r["inputs"].as_array().expect("inputs") {
-            let (l, p, s) = (i["lines"].as_u64(), i["parsed"].as_u64(), i["skipped"].as_u64());
+            let (l, p, s) = (
+                i["lines"].as_u64(),
+                i["parsed"].as_u64(),
+                i["skipped"].as_u64(),
+            );
             assert_eq!(l, Some(p.unwrap_or(0) + s.unwrap_or(0)), "{name}: {i}");
             assert!(p > Some(0), "{name}: {i}");
         }
@@ -126,7 +155,10 @@ fn same_inputs_give_the_same_bytes() {
 
 #[test]
 fn secrets_and_client_ips_never_reach_the_report() {
-    for args in [vec!["analyze", "samples/bulk-export"], vec!["analyze", "--json", "samples/bulk-export"]] {
+    for args in [
+        vec!["analyze", "samples/bulk-export"],
+        vec!["analyze", "--json", "samples/bulk-export"],
+    ] {
         let (code, out, _) = run(&args);
         assert_eq!(code, 0);
         assert!(!out.contains("tsk_live_"), "an API key leaked");
