@@ -98,7 +98,7 @@ fn every_scenario_matches_its_truth() {
             let conf = hit.and_then(|f| f["confidence"].as_f64()).unwrap_or(0.0);
             assert!(conf >= 0.5, "{name}: pattern {p} confidence {conf}");
             assert!(
-                !hit.map_or(true, |f| f["evidence"].as_array().is_none_or(Vec::is_empty)),
+                !hit.is_none_or(|f| f["evidence"].as_array().is_none_or(Vec::is_empty)),
                 "{name}: {p} has no evidence"
             );
         }
