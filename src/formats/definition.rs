@@ -20,6 +20,16 @@ pub enum DefinitionKind {
     PrometheusMatrix,
 }
 
+impl DefinitionKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            DefinitionKind::Regex => "regex",
+            DefinitionKind::Json => "json",
+            DefinitionKind::PrometheusMatrix => "prometheus_matrix",
+        }
+    }
+}
+
 /// Which event a record becomes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "snake_case")]

@@ -118,7 +118,7 @@ pub fn formats(cat: &crate::formats::Catalogue) -> String {
     for f in &cat.formats {
         t.add_row(vec![
             f.name().to_string(),
-            format!("{:?}", f.def.kind).to_lowercase(),
+            f.def.kind.name().to_string(),
             format!("{:?}", f.def.produces).to_lowercase(),
             f.def.description.clone(),
         ]);
