@@ -105,6 +105,7 @@ pub fn history(agg: &Aggregates) -> InstanceHistory {
     for (inst, mut ms) in marks {
         ms.sort_by_key(|a| (a.0, a.1, a.2));
         let mut current: Option<Restart> = None;
+        let mut last_up: Option<Millis> = None;
         for (t, mark, origin, cause) in ms {
             match mark {
                 Mark::Down => match &mut current {
@@ -133,13 +134,16 @@ pub fn history(agg: &Aggregates) -> InstanceHistory {
                         // Started event and start-up log line of one restart: keep the later.
                         r.up = Some(r.up.map_or(t, |u| u.max(t)));
                     }
+                    // Two markers of one start (the Started event and the log line).
+                    _ if last_up.is_some_and(|u| t - u <= SAME_RESTART_MS) => {}
                     _ => {
-                        // A start without a known stop: the process (re)started here. At the very
-                        // start of the data this is just the first boot, not a restart.
+                        // A start without a known stop is a restart only if this instance
+                        // had already been up: its first start is a boot or a scale-out.
+                        let was_up = current.is_some() || last_up.is_some();
                         if let Some(r) = current.take() {
                             h.restarts.push(r);
                         }
-                        if agg.first_ms().is_some_and(|f| t - f > SAME_RESTART_MS) {
+                        if was_up {
                             current = Some(Restart {
                                 instance: inst.clone(),
                                 down: t,
@@ -151,6 +155,9 @@ pub fn history(agg: &Aggregates) -> InstanceHistory {
                     }
                 },
             }
+            if mark == Mark::Up {
+                last_up = Some(t);
+            }
         }
         if let Some(r) = current.take() {
             h.restarts.push(r);
@@ -159,6 +166,15 @@ pub fn history(agg: &Aggregates) -> InstanceHistory {
     h.restarts
         .sort_by(|a, b| (a.down, &a.instance).cmp(&(b.down, &b.instance)));
     h
+}
+
+impl Restart {
+    /// When the instance was back, or, if it was never seen back (replaced
+    /// in a rollout, or the data ends), a bounded guess so that a removed
+    /// instance does not count as down forever.
+    pub fn back_by(&self) -> Millis {
+        self.up.unwrap_or(self.down + SAME_RESTART_MS)
+    }
 }
 
 impl InstanceHistory {
@@ -171,7 +187,7 @@ impl InstanceHistory {
             let down: BTreeSet<&str> = self
                 .restarts
                 .iter()
-                .filter(|o| o.down <= t && o.up.is_none_or(|u| u > t))
+                .filter(|o| o.down <= t && o.back_by() > t)
                 .map(|o| o.instance.as_str())
                 .collect();
             if down.len() > best.0 {

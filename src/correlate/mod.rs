@@ -10,7 +10,7 @@
 //! tenant table (window vs baseline) -> Attribution { rows: [acct-4411 x9000, ...], organic: false }
 //! ```
 
-mod attribution;
+pub mod attribution;
 mod instances;
 mod onset;
 mod pool;
@@ -149,14 +149,31 @@ pub fn correlate(agg: &Aggregates, opts: &CorrelateOptions) -> Result<Analysis, 
         .map(|s| (s.value.clone(), agg.dim_series(Dim::Tenant, &s.value, span)))
         .collect();
 
+    // Pass one finds the symptoms against a robust whole-span baseline;
+    // pass two takes the baseline from before them, asks who drove the load
+    // in the symptomatic window, and lets that client's surge date the onset.
     let mut baseline = opts.baseline.unwrap_or(span);
-    let mut incident = None;
-    let passes = if opts.baseline.is_some() { 1 } else { 2 };
+    let mut incident: Option<Incident> = None;
     let mut flags = onset::Flags::default();
-    for _ in 0..passes {
+    for pass in 0..2 {
         let range = rel(span, baseline);
         flags = symptom_flags(agg, span, range.clone(), &a, &health);
-        flags.causes = cause_flags(&a.totals, &candidates, &a.pool, range);
+        let culprit = match (pass, incident) {
+            (1, Some(inc)) => {
+                let w = Span::new(inc.symptoms_start - onset::MERGE_GAP, inc.recovered);
+                let prelim = attribution::attribute(agg, w, baseline)?;
+                prelim
+                    .rows
+                    .first()
+                    .filter(|r| {
+                        !prelim.organic && r.share_of_excess >= attribution::SINGLE_CULPRIT_SHARE
+                    })
+                    .and_then(|r| candidates.iter().find(|(v, _)| *v == r.value))
+                    .map(|(_, cells)| cells.as_slice())
+            }
+            _ => None,
+        };
+        flags.causes = cause_flags(culprit, &a.pool, range);
         incident = onset::find(span, &flags);
         if opts.baseline.is_none() {
             baseline = onset::baseline_for(span, incident);
@@ -328,20 +345,19 @@ fn symptom_flags(
     }
 }
 
+/// Causes that may date the onset before the first symptom: the surge of
+/// the one client that explains the extra load (if one does), and pool
+/// saturation. Growth spread over everyone is business, not a cause: such
+/// an incident is dated by its symptoms.
 fn cause_flags(
-    totals: &[Cell],
-    candidates: &[(String, Vec<Cell>)],
+    culprit: Option<&[Cell]>,
     pool: &PoolState,
     range: std::ops::Range<usize>,
 ) -> Vec<Vec<bool>> {
     let mut causes = Vec::new();
-    for cells in candidates
-        .iter()
-        .map(|(_, c)| c)
-        .chain(std::iter::once(&totals.to_vec()))
-    {
+    if let Some(cells) = culprit {
         let counts: Vec<f64> = cells.iter().map(|c| f64::from(c.requests)).collect();
-        let rate = onset::base_rate(&counts, range.clone());
+        let rate = onset::base_rate(&counts, range);
         causes.push(onset::count_flags(&counts, rate));
     }
     causes.push(pool.saturated_secs.clone());

@@ -98,7 +98,8 @@ pub fn latency_flags(cells: &[Cell], baseline: std::ops::Range<usize>) -> Vec<bo
     if med <= 0.0 {
         return vec![false; n];
     }
-    let threshold = (med + 6.0 * mad(&base, med)).max(2.0 * med);
+    let spread = mad(&base, med);
+    let threshold = (med + 6.0 * spread).max(2.0 * med);
     let mut flags = vec![false; n];
     for (i, mean) in means.iter().enumerate() {
         if *mean > threshold {
@@ -109,7 +110,52 @@ pub fn latency_flags(cells: &[Cell], baseline: std::ops::Range<usize>) -> Vec<bo
             }
         }
     }
+    // Hysteresis: a slowdown that crossed the high threshold began, and
+    // ended, where latency crossed a lower one (three robust deviations and
+    // a fifth above the median), so a gradual rise is dated from its start.
+    let weak = (med + 3.0 * spread).max(1.2 * med);
+    let above: Vec<Option<bool>> = cells
+        .iter()
+        .map(|c| c.mean_ms().map(|m| m > weak))
+        .collect();
+    extend(&mut flags, &above);
     flags
+}
+
+/// Grow every run of flags backwards and forwards through seconds that are
+/// `Some(true)`; seconds with no data (`None`) are crossed, `Some(false)` stops.
+pub fn extend(flags: &mut [bool], above: &[Option<bool>]) {
+    let n = flags.len();
+    let starts: Vec<usize> = (0..n)
+        .filter(|&i| flags[i] && (i == 0 || !flags[i - 1]))
+        .collect();
+    let ends: Vec<usize> = (0..n)
+        .filter(|&i| flags[i] && (i + 1 == n || !flags[i + 1]))
+        .collect();
+    for s in starts {
+        let mut i = s;
+        let mut first = s;
+        while i > 0 {
+            i -= 1;
+            match above[i] {
+                Some(true) => first = i,
+                Some(false) => break,
+                None => {}
+            }
+        }
+        flags[first..s].iter_mut().for_each(|f| *f = true);
+    }
+    for e in ends {
+        let mut last = e;
+        for (i, a) in above.iter().enumerate().skip(e + 1) {
+            match a {
+                Some(true) => last = i,
+                Some(false) => break,
+                None => {}
+            }
+        }
+        flags[e..=last].iter_mut().for_each(|f| *f = true);
+    }
 }
 
 /// Find the incident in the flags: the cluster of symptoms (merged across
@@ -219,6 +265,26 @@ mod tests {
         f.errors[200] = true;
         f.errors[450] = true;
         assert_eq!(find(span, &f), None);
+    }
+
+    #[test]
+    fn runs_extend_through_weakly_abnormal_seconds() {
+        let mut flags = vec![false, false, false, true, true, false, false, false];
+        let above = [
+            Some(false),
+            Some(true),
+            None,
+            Some(true),
+            Some(true),
+            Some(true),
+            Some(false),
+            Some(true),
+        ];
+        extend(&mut flags, &above);
+        assert_eq!(
+            flags,
+            vec![false, true, true, true, true, true, false, false]
+        );
     }
 
     #[test]

@@ -68,7 +68,7 @@ pub fn build(a: &Analysis) -> Vec<TimelineEntry> {
         });
     if let Some(s) = surge {
         let who = if s.value == "(all)" {
-            "Total request rate".to_string()
+            "Request rate across all tenants".to_string()
         } else {
             let integ = a
                 .attribution
@@ -83,7 +83,12 @@ pub fn build(a: &Analysis) -> Vec<TimelineEntry> {
             ts: s.start * 1000,
             kind: TimelineKind::SurgeStart,
             text: format!(
-                "{who} surges: up to {:.0} req/s against a baseline of {} req/s",
+                "{who} {}: up to {:.0} req/s against a baseline of {} req/s",
+                if s.value == "(all)" {
+                    "rises above its baseline"
+                } else {
+                    "surges"
+                },
                 s.peak_rate,
                 rate(s.baseline_rate)
             ),

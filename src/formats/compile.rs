@@ -18,7 +18,6 @@ pub struct Pattern {
 }
 
 /// A compiled, ready-to-use format.
-#[derive(Debug)]
 pub struct Format {
     pub def: Definition,
     /// Where the definition came from (`access/nginx_combined.json`).
@@ -26,10 +25,12 @@ pub struct Format {
     pub patterns: Vec<Pattern>,
 }
 
-/// The raw text of each role in one record, before any conversion.
+/// The raw text of each role in one record, before any conversion, and
+/// labels (metric labels, envelope labels) that no role names.
 #[derive(Debug, Default, Clone)]
 pub struct Fields<'a> {
     values: [Option<Cow<'a, str>>; Role::ALL.len()],
+    labels: Vec<(Cow<'a, str>, Cow<'a, str>)>,
 }
 
 impl<'a> Fields<'a> {
@@ -44,9 +45,47 @@ impl<'a> Fields<'a> {
     pub fn has(&self, role: Role) -> bool {
         self.values[role.index()].is_some()
     }
+
+    pub fn set_label(&mut self, key: &'a str, value: &'a str) {
+        self.labels.push((Cow::Borrowed(key), Cow::Borrowed(value)));
+    }
+
+    pub fn label(&self, key: &str) -> Option<&str> {
+        self.labels
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_ref())
+    }
+
+    /// The same fields, owning their text.
+    pub fn into_owned(self) -> Fields<'static> {
+        let mut out = Fields::default();
+        for (i, v) in self.values.into_iter().enumerate() {
+            out.values[i] = v.map(|c| Cow::Owned(c.into_owned()));
+        }
+        out.labels = self
+            .labels
+            .into_iter()
+            .map(|(k, v)| (Cow::Owned(k.into_owned()), Cow::Owned(v.into_owned())))
+            .collect();
+        out
+    }
+}
+
+impl std::fmt::Debug for Format {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Format")
+            .field("name", &self.def.name)
+            .finish()
+    }
 }
 
 impl Format {
+    /// A fresh reader for a code kind (`None` for `regex` and `json`).
+    pub fn extractor(&self) -> Option<Box<dyn super::kinds::Extractor>> {
+        super::kinds::extractor(&self.def)
+    }
+
     /// Compile a definition read from `file` whose text is `text`.
     pub fn compile(def: Definition, file: &str, text: &str) -> Result<Format, FormatError> {
         let src = || NamedSource::new(file, text.to_string());
@@ -151,6 +190,10 @@ impl Format {
     /// Check every sample line of the definition: it must match and give its
     /// expected values. `text` is the definition file, for the diagnostic.
     pub fn check_samples(&self, text: &str) -> Result<(), FormatError> {
+        // Code kinds may keep state across lines (a CSV header): samples are
+        // fed to one reader in order, and a sample without `expect` may be a
+        // line that holds no record.
+        let mut reader = self.extractor();
         for (index, sample) in self.def.samples.iter().enumerate() {
             let fail = |problem: String| FormatError::Sample {
                 file: self.file.clone(),
@@ -168,8 +211,17 @@ impl Format {
                         .map_err(|e| fail(format!("is not JSON: {e}")))?;
                     self.match_json(&json)
                 }
-                // Documents are checked by their own module's tests.
-                DefinitionKind::PrometheusMatrix => continue,
+                _ => {
+                    let x = reader
+                        .as_mut()
+                        .ok_or_else(|| fail("has no reader".to_string()))?;
+                    let recs = x.line(&sample.line).map_err(|e| fail(e.to_string()))?;
+                    match recs.into_iter().next() {
+                        Some(f) => Some(f.into_owned()),
+                        None if sample.expect.is_empty() => continue,
+                        None => None,
+                    }
+                }
             };
             let Some(fields) = fields else {
                 return Err(fail("does not match".to_string()));

@@ -57,6 +57,7 @@ pub fn score(
     }
     let mut total = 0usize;
     let mut hits = 0usize;
+    let mut reader = f.extractor();
     for (line, value) in head.iter().zip(json) {
         if line.trim().is_empty() {
             continue;
@@ -67,9 +68,13 @@ pub fn score(
             DefinitionKind::Json => value
                 .as_ref()
                 .is_some_and(|v| json_record_matches(cat, index, v)),
-            DefinitionKind::PrometheusMatrix => value
-                .as_ref()
-                .is_some_and(|v| v.pointer("/data/resultType").is_some()),
+            _ => match reader.as_mut() {
+                // A line the kind understands but that holds no record (a header) counts.
+                Some(x) => x
+                    .line(line)
+                    .is_ok_and(|recs| recs.iter().all(|r| r.has(Role::Ts))),
+                None => false,
+            },
         };
         if ok {
             hits += 1;
@@ -105,13 +110,6 @@ fn document_score(cat: &Catalogue, index: usize, head: &[String]) -> f64 {
     };
     match f.def.kind {
         DefinitionKind::Regex => 0.0,
-        DefinitionKind::PrometheusMatrix => {
-            if has_key("resultType") && has_key("result") {
-                1.0
-            } else {
-                0.0
-            }
-        }
         DefinitionKind::Json => {
             if f.def.require.is_empty() {
                 return 0.0;
@@ -123,6 +121,7 @@ fn document_score(cat: &Catalogue, index: usize, head: &[String]) -> f64 {
                 0.0
             }
         }
+        _ => f.extractor().map_or(0.0, |x| x.sniff(&text)),
     }
 }
 

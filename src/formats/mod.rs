@@ -15,6 +15,7 @@ mod compile;
 mod definition;
 mod detect;
 mod error;
+mod kinds;
 mod role;
 mod rules;
 
@@ -23,5 +24,6 @@ pub use compile::{lookup, Fields, Format};
 pub use definition::{Definition, DefinitionKind, DurationUnit, Produces, TimestampMarks};
 pub use detect::{detect, record_mode, Detection, RecordMode, MIN_SCORE};
 pub use error::FormatError;
+pub use kinds::{Extractor, Skip};
 pub use role::Role;
 pub use rules::{metric_role_named, Rules};

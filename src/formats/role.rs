@@ -41,10 +41,12 @@ pub enum Role {
     Count,
     Metric,
     Value,
+    /// A metric series' identity (name and labels).
+    Series,
 }
 
 impl Role {
-    pub const ALL: [Role; 23] = [
+    pub const ALL: [Role; 24] = [
         Role::Ts,
         Role::FirstTs,
         Role::Request,
@@ -68,6 +70,7 @@ impl Role {
         Role::Count,
         Role::Metric,
         Role::Value,
+        Role::Series,
     ];
 
     pub fn name(self) -> &'static str {
@@ -95,6 +98,7 @@ impl Role {
             Role::Count => "count",
             Role::Metric => "metric",
             Role::Value => "value",
+            Role::Series => "series",
         }
     }
 

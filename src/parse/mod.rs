@@ -11,7 +11,6 @@
 //! ```
 
 mod error;
-mod prometheus;
 mod record;
 mod route;
 mod timestamp;
@@ -28,7 +27,7 @@ use std::collections::BTreeMap;
 
 use crate::event::{Event, Millis, Origin};
 use crate::formats::{
-    detect, record_mode, Catalogue, DefinitionKind, Detection, Format, RecordMode,
+    detect, record_mode, Catalogue, DefinitionKind, Detection, Extractor, Format, RecordMode,
 };
 use crate::read::Input;
 use crate::zone::Zone;
@@ -93,6 +92,11 @@ impl InputStats {
         }
     }
 
+    fn parsed_without_event(&mut self) {
+        self.lines += 1;
+        self.parsed += 1;
+    }
+
     fn parsed_at(&mut self, ts: Millis) {
         self.lines += 1;
         self.parsed += 1;
@@ -143,6 +147,7 @@ pub fn parse_input(
     stats.score = detection.score;
     let mut times = timestamp::TimeParser::new(&format.def.timestamp_formats, opts.input_tz);
 
+    let mut reader = format.extractor();
     match detection.mode {
         RecordMode::Lines => {
             let mut handle = |n: u64, line: &str, stats: &mut InputStats| {
@@ -154,17 +159,15 @@ pub fn parse_input(
                     stats.skip(n, "blank line", line);
                     return;
                 }
-                match parse_line(format, cat, &mut times, line, origin) {
+                match parse_line(format, &mut reader, cat, &mut times, line, origin) {
+                    // Understood, but no record in it (a CSV header): read, not skipped.
+                    Ok(events) if events.is_empty() => stats.parsed_without_event(),
+                    // A line with several records (a JSON document) counts each one.
                     Ok(events) => {
-                        if events.is_empty() {
-                            stats.skip(n, "no records in document", line);
-                        }
                         for ev in events {
                             stats.parsed_at(ev.ts());
                             sink(ev);
                         }
-                        // A document line with several records counts each as parsed; keep
-                        // `lines` equal to parsed + skipped by counting the extra records.
                     }
                     Err(reason) => stats.skip(n, reason, line),
                 }
@@ -182,7 +185,16 @@ pub fn parse_input(
             let mut text = head_text.join("\n");
             text.push('\n');
             text.push_str(&lines.rest_to_string()?);
-            parse_documents(format, cat, &mut times, &text, index, &mut stats, sink);
+            parse_documents(
+                format,
+                &mut reader,
+                cat,
+                &mut times,
+                &text,
+                index,
+                &mut stats,
+                sink,
+            );
         }
     }
     stats.invalid_utf8 = lines.invalid_utf8;
@@ -194,6 +206,7 @@ pub fn parse_input(
 /// whole document with several records).
 fn parse_line(
     format: &Format,
+    reader: &mut Option<Box<dyn Extractor>>,
     cat: &Catalogue,
     times: &mut TimeParser,
     line: &str,
@@ -210,12 +223,13 @@ fn parse_line(
             let value: Value = serde_json::from_str(line).map_err(|_| "not valid JSON")?;
             json_records(format, cat, times, &value, origin)
         }
-        DefinitionKind::PrometheusMatrix => {
-            let value: Value = serde_json::from_str(line).map_err(|_| "not valid JSON")?;
-            Ok(prometheus::samples(&value, &cat.rules, origin)?
-                .into_iter()
-                .map(Event::Metric)
-                .collect())
+        _ => {
+            let reader = reader.as_mut().ok_or("this format has no reader")?;
+            let records = reader.line(line)?;
+            records
+                .iter()
+                .map(|f| record::build(format, &cat.rules, times, f, None, origin))
+                .collect()
         }
     }
 }
@@ -251,8 +265,10 @@ fn json_records(
 /// Whole JSON documents (pretty-printed, or several concatenated): each
 /// record inside counts as one line of the input, and carries the line its
 /// record starts on.
+#[allow(clippy::too_many_arguments)]
 fn parse_documents(
     format: &Format,
+    reader: &mut Option<Box<dyn Extractor>>,
     cat: &Catalogue,
     times: &mut TimeParser,
     text: &str,
@@ -304,7 +320,7 @@ fn parse_documents(
                     continue;
                 }
             };
-            match records_of_document(format, cat, times, &value, origin) {
+            match records_of_document(format, reader, cat, times, &value, origin) {
                 Ok(events) if events.is_empty() => {
                     stats.skip(origin.line, "no records in document", "")
                 }
@@ -346,18 +362,23 @@ impl LineIndex {
 
 fn records_of_document(
     format: &Format,
+    reader: &mut Option<Box<dyn Extractor>>,
     cat: &Catalogue,
     times: &mut TimeParser,
     doc: &Value,
     origin: Origin,
 ) -> Result<Vec<Event>, &'static str> {
     match format.def.kind {
-        DefinitionKind::PrometheusMatrix => Ok(prometheus::samples(doc, &cat.rules, origin)?
-            .into_iter()
-            .map(Event::Metric)
-            .collect()),
         DefinitionKind::Json => json_records(format, cat, times, doc, origin),
         DefinitionKind::Regex => Err("a regex format cannot read JSON documents"),
+        _ => {
+            let reader = reader.as_mut().ok_or("this format has no reader")?;
+            reader
+                .document(doc)?
+                .iter()
+                .map(|f| record::build(format, &cat.rules, times, f, None, origin))
+                .collect()
+        }
     }
 }
 
@@ -416,7 +437,8 @@ mod tests {
         for (i, f) in cat.formats.iter().enumerate() {
             for s in &f.def.samples {
                 let mut times = TimeParser::new(&f.def.timestamp_formats, Zone::Utc);
-                let got = parse_line(f, &cat, &mut times, &s.line, Origin::default());
+                let mut reader = f.extractor();
+                let got = parse_line(f, &mut reader, &cat, &mut times, &s.line, Origin::default());
                 assert!(
                     matches!(&got, Ok(ev) if !ev.is_empty()),
                     "{} ({i}): {:?} on {}",

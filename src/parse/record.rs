@@ -71,15 +71,20 @@ pub fn build(
                 .get(Role::Value)
                 .and_then(|v| v.trim().parse().ok())
                 .ok_or("metric value is not a number")?;
-            let instance = fields.get(Role::Instance).map(str::to_string);
+            let instance = fields
+                .get(Role::Instance)
+                .or_else(|| rules.instance_labels.iter().find_map(|l| fields.label(l)))
+                .map(str::to_string);
+            let series = match (fields.get(Role::Series), &instance) {
+                (Some(s), _) => s.to_string(),
+                (None, Some(i)) => format!("{name}{{instance=\"{i}\"}}"),
+                (None, None) => name.clone(),
+            };
             Event::Metric(MetricSample {
                 ts,
                 origin,
                 role: rules.metric_role(&name),
-                series: match &instance {
-                    Some(i) => format!("{name}{{instance=\"{i}\"}}"),
-                    None => name.clone(),
-                },
+                series,
                 name,
                 value,
                 instance,

@@ -10,6 +10,7 @@
 use super::finding::{confidence, Evidence, Finding, Subject};
 use super::Context;
 use crate::aggregate::{Dim, Span};
+use crate::correlate::attribution::SINGLE_CULPRIT_SHARE;
 use crate::correlate::stats::poisson_exceeds;
 use crate::correlate::timeline::rate;
 use crate::correlate::{TimelineEntry, TimelineKind};
@@ -42,6 +43,13 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
         return;
     }
     let Some(baseline) = a.baseline else { return };
+    // The extra load in the recovery span, over all traffic: a retry storm is
+    // one client's share of it, not everyone coming back.
+    let all: u64 = (after.start..after.end)
+        .filter(|s| span.contains(*s))
+        .map(|s| u64::from(a.totals[(s - span.start) as usize].requests))
+        .sum();
+    let total_excess = (all as f64 - a.attribution.baseline_rate_per_s * after.secs()).max(0.0);
     let mut best: Option<(f64, Finding)> = None;
     for row in &a.attribution.rows {
         let cells = cx.agg.dim_series(Dim::Tenant, &row.value, span);
@@ -51,6 +59,15 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
             .sum();
         let expected = row.baseline_rate_per_s * after.secs();
         if !poisson_exceeds(sent as f64, expected) {
+            continue;
+        }
+        let excess = sent as f64 - expected;
+        let share = if total_excess > 0.0 {
+            (excess / total_excess).min(1.0)
+        } else {
+            0.0
+        };
+        if share < SINGLE_CULPRIT_SHARE {
             continue;
         }
         let (paths, resent) = cx.agg.resent_paths(&row.value, after);
@@ -71,8 +88,9 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
         let ratio =
             rate_after / ((baseline_requests(row, baseline) + 1.0) / baseline.secs().max(1.0));
         let c = 0.3
-            + 0.4 * resent_share
-            + 0.2 * (ratio.max(1.0).log10() / 2.0).min(1.0)
+            + 0.25 * share
+            + 0.15 * (ratio.max(1.0).log10() / 2.0).min(1.0)
+            + 0.2 * resent_share
             + if got_errors > 0 { 0.1 } else { 0.0 };
         // Where the retries start: if its traffic paused after the failure,
         // where it resumed; otherwise at the failure.
@@ -88,11 +106,12 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
         };
         let mut evidence = vec![Evidence::new(
             format!(
-                "{who} sent {sent} requests between {} and {} ({:.1} req/s; {} req/s in the baseline)",
+                "{who} sent {sent} requests between {} and {} ({:.1} req/s; {} req/s in the baseline), {:.0}% of all the extra load in that span",
                 crate::zone::clock(after.start * 1000),
                 crate::zone::clock(after.end * 1000),
                 rate_after,
-                rate(row.baseline_rate_per_s)
+                rate(row.baseline_rate_per_s),
+                share * 100.0
             ),
             a.source(origin),
         )];

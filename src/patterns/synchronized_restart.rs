@@ -33,7 +33,7 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
         .history
         .restarts
         .iter()
-        .filter(|r| r.down <= at && r.up.is_none_or(|u| u > at))
+        .filter(|r| r.down <= at && r.back_by() > at)
         .collect();
     let first = group.iter().map(|r| r.down).min().unwrap_or(at);
     let back = group.iter().filter_map(|r| r.up).max();

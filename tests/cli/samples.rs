@@ -59,8 +59,10 @@ fn every_scenario_matches_its_truth() {
         }
         let onset = ts(&r["incident"]["onset"]);
         let recovered = ts(&r["incident"]["recovered"]);
+        // 10 s unless the scenario says its onset is gradual.
+        let tolerance = truth["onset_tolerance_s"].as_i64().unwrap_or(10);
         assert!(
-            (onset - ts(&truth["onset"])).abs() <= 10,
+            (onset - ts(&truth["onset"])).abs() <= tolerance,
             "{name}: onset {}",
             r["incident"]["onset"]
         );
