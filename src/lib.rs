@@ -111,10 +111,29 @@ pub fn read_inputs(
     input: &InputConfig,
     sink: &mut dyn FnMut(event::Event),
 ) -> Result<Vec<InputStats>, Error> {
+    read_inputs_inspect(cat, input, sink, None)
+}
+
+/// [`read_inputs`], also showing `inspect` each record's raw fields with the
+/// path of its input.
+pub fn read_inputs_inspect(
+    cat: &Catalogue,
+    input: &InputConfig,
+    sink: &mut dyn FnMut(event::Event),
+    mut inspect: Option<&mut dyn FnMut(&str, event::Origin, &formats::Fields<'_>)>,
+) -> Result<Vec<InputStats>, Error> {
     let opts = parse_options(cat, input)?;
     let mut stats = Vec::new();
     for (i, inp) in read::open_all(&input.inputs)?.into_iter().enumerate() {
-        stats.push(parse::parse_input(inp, i as u32, cat, &opts, sink)?);
+        let path = inp.name.clone();
+        let st = match inspect.as_mut() {
+            Some(f) => {
+                let mut per = |o: event::Origin, fl: &formats::Fields<'_>| f(&path, o, fl);
+                parse::parse_input_inspect(inp, i as u32, cat, &opts, sink, Some(&mut per))?
+            }
+            None => parse::parse_input(inp, i as u32, cat, &opts, sink)?,
+        };
+        stats.push(st);
     }
     if input.strict {
         strict_check(&stats)?;

@@ -82,6 +82,7 @@ fn execute(cli: Cli) -> Result<(), postmortem::Error> {
             Some(FormatsCommand::Check {
                 inputs,
                 json,
+                fields,
                 input,
             }) => {
                 let mut input = cli::input_config(inputs, &input)?;
@@ -91,7 +92,22 @@ fn execute(cli: Cli) -> Result<(), postmortem::Error> {
                 let cat = postmortem::catalogue(&input)?;
                 let strict = input.strict;
                 input.strict = false;
-                let stats = postmortem::read_inputs(&cat, &input, &mut |_| {})?;
+                let mut records = String::new();
+                let mut show =
+                    |path: &str,
+                     o: postmortem::event::Origin,
+                     f: &postmortem::formats::Fields<'_>| {
+                        records.push_str(&render::table::fields_json(path, o.line, f));
+                    };
+                let stats = postmortem::read_inputs_inspect(
+                    &cat,
+                    &input,
+                    &mut |_| {},
+                    fields.then_some(&mut show as _),
+                )?;
+                if fields {
+                    return write_out(None, &records);
+                }
                 let text = if json {
                     render::table::check_json(&stats)
                 } else {

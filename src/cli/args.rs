@@ -112,6 +112,9 @@ pub enum FormatsCommand {
         /// One JSON object per input: path, format, score, lines, parsed, skipped, skipped_by_reason.
         #[arg(long)]
         json: bool,
+        /// Print every record's extracted fields, one JSON object a line (path, line, fields, labels).
+        #[arg(long)]
+        fields: bool,
         #[command(flatten)]
         input: InputArgs,
     },

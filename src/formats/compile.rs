@@ -46,6 +46,18 @@ impl<'a> Fields<'a> {
         self.values[role.index()].is_some()
     }
 
+    /// Every role that has a value, in role order.
+    pub fn iter(&self) -> impl Iterator<Item = (Role, &str)> {
+        Role::ALL
+            .into_iter()
+            .filter_map(|r| self.values[r.index()].as_deref().map(|v| (r, v)))
+    }
+
+    /// Every label, in the order they were set.
+    pub fn labels(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.labels.iter().map(|(k, v)| (k.as_ref(), v.as_ref()))
+    }
+
     pub fn set_label(&mut self, key: &'a str, value: &'a str) {
         self.labels.push((Cow::Borrowed(key), Cow::Borrowed(value)));
     }

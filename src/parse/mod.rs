@@ -16,7 +16,7 @@ mod route;
 mod timestamp;
 
 pub use error::ParseError;
-pub use record::level;
+pub use record::{level, Builder};
 pub use route::fold as fold_route;
 pub use timestamp::TimeParser;
 
@@ -27,7 +27,8 @@ use std::collections::BTreeMap;
 
 use crate::event::{Event, Millis, Origin};
 use crate::formats::{
-    detect, record_mode, Catalogue, DefinitionKind, Detection, Extractor, Format, RecordMode,
+    detect, record_mode, Catalogue, DefinitionKind, Detection, Extractor, Fields, Format,
+    RecordMode,
 };
 use crate::read::Input;
 use crate::zone::Zone;
@@ -114,6 +115,19 @@ pub fn parse_input(
     opts: &ParseOptions,
     sink: &mut dyn FnMut(Event),
 ) -> Result<InputStats, ParseError> {
+    parse_input_inspect(input, index, cat, opts, sink, None)
+}
+
+/// [`parse_input`], also showing `inspect` the raw fields of every record
+/// (`postmortem formats check --fields`).
+pub fn parse_input_inspect(
+    input: Input,
+    index: u32,
+    cat: &Catalogue,
+    opts: &ParseOptions,
+    sink: &mut dyn FnMut(Event),
+    inspect: Option<&mut dyn FnMut(Origin, &Fields<'_>)>,
+) -> Result<InputStats, ParseError> {
     let mut stats = InputStats {
         path: input.name.clone(),
         compression: input.compression.to_string(),
@@ -145,7 +159,10 @@ pub fn parse_input(
     let format = &cat.formats[detection.format];
     stats.format = format.name().to_string();
     stats.score = detection.score;
-    let mut times = timestamp::TimeParser::new(&format.def.timestamp_formats, opts.input_tz);
+    let mut times = Builder {
+        times: timestamp::TimeParser::new(&format.def.timestamp_formats, opts.input_tz),
+        inspect,
+    };
 
     let mut reader = format.extractor();
     match detection.mode {
@@ -198,7 +215,7 @@ pub fn parse_input(
         }
     }
     stats.invalid_utf8 = lines.invalid_utf8;
-    stats.zoneless = times.saw_zoneless;
+    stats.zoneless = times.times.saw_zoneless;
     Ok(stats)
 }
 
@@ -208,16 +225,14 @@ fn parse_line(
     format: &Format,
     reader: &mut Option<Box<dyn Extractor>>,
     cat: &Catalogue,
-    times: &mut TimeParser,
+    times: &mut Builder<'_>,
     line: &str,
     origin: Origin,
 ) -> Result<Vec<Event>, &'static str> {
     match format.def.kind {
         DefinitionKind::Regex => {
             let fields = format.match_line(line).ok_or("does not match the format")?;
-            Ok(vec![record::build(
-                format, &cat.rules, times, &fields, None, origin,
-            )?])
+            Ok(vec![times.build(format, &cat.rules, &fields, None, origin)?])
         }
         DefinitionKind::Json => {
             let value: Value = serde_json::from_str(line).map_err(|_| "not valid JSON")?;
@@ -228,7 +243,7 @@ fn parse_line(
             let records = reader.line(line)?;
             records
                 .iter()
-                .map(|f| record::build(format, &cat.rules, times, f, None, origin))
+                .map(|f| times.build(format, &cat.rules, f, None, origin))
                 .collect()
         }
     }
@@ -237,7 +252,7 @@ fn parse_line(
 fn json_records(
     format: &Format,
     cat: &Catalogue,
-    times: &mut TimeParser,
+    times: &mut Builder<'_>,
     value: &Value,
     origin: Origin,
 ) -> Result<Vec<Event>, &'static str> {
@@ -250,14 +265,7 @@ fn json_records(
         let fields = format
             .match_json(item)
             .ok_or("a required field is missing")?;
-        out.push(record::build(
-            format,
-            &cat.rules,
-            times,
-            &fields,
-            Some(item),
-            origin,
-        )?);
+        out.push(times.build(format, &cat.rules, &fields, Some(item), origin)?);
     }
     Ok(out)
 }
@@ -270,7 +278,7 @@ fn parse_documents(
     format: &Format,
     reader: &mut Option<Box<dyn Extractor>>,
     cat: &Catalogue,
-    times: &mut TimeParser,
+    times: &mut Builder<'_>,
     text: &str,
     index: u32,
     stats: &mut InputStats,
@@ -364,7 +372,7 @@ fn records_of_document(
     format: &Format,
     reader: &mut Option<Box<dyn Extractor>>,
     cat: &Catalogue,
-    times: &mut TimeParser,
+    times: &mut Builder<'_>,
     doc: &Value,
     origin: Origin,
 ) -> Result<Vec<Event>, &'static str> {
@@ -376,7 +384,7 @@ fn records_of_document(
             reader
                 .document(doc)?
                 .iter()
-                .map(|f| record::build(format, &cat.rules, times, f, None, origin))
+                .map(|f| times.build(format, &cat.rules, f, None, origin))
                 .collect()
         }
     }
@@ -436,7 +444,10 @@ mod tests {
         let cat = Catalogue::builtin().expect("catalogue");
         for (i, f) in cat.formats.iter().enumerate() {
             for s in &f.def.samples {
-                let mut times = TimeParser::new(&f.def.timestamp_formats, Zone::Utc);
+                let mut times = Builder {
+                    times: TimeParser::new(&f.def.timestamp_formats, Zone::Utc),
+                    inspect: None,
+                };
                 let mut reader = f.extractor();
                 let got = parse_line(f, &mut reader, &cat, &mut times, &s.line, Origin::default());
                 assert!(

@@ -15,6 +15,29 @@ use super::timestamp::TimeParser;
 /// Why a line was not turned into an event.
 pub type SkipReason = &'static str;
 
+/// Builds events for one input: its timestamp cache, and an optional look
+/// at every record's raw fields (for `formats check --fields`).
+pub struct Builder<'i> {
+    pub times: TimeParser,
+    pub inspect: Option<&'i mut dyn FnMut(Origin, &Fields<'_>)>,
+}
+
+impl Builder<'_> {
+    pub fn build(
+        &mut self,
+        format: &Format,
+        rules: &Rules,
+        fields: &Fields<'_>,
+        record: Option<&Value>,
+        origin: Origin,
+    ) -> Result<Event, SkipReason> {
+        if let Some(f) = self.inspect.as_mut() {
+            f(origin, fields);
+        }
+        build(format, rules, &mut self.times, fields, record, origin)
+    }
+}
+
 /// Turn fields into an event. `record` is the JSON record for JSON formats,
 /// consulted for tenant and key fields the definition does not map.
 pub fn build(

@@ -188,3 +188,24 @@ pub fn check_json(stats: &[crate::parse::InputStats]) -> String {
     }
     out
 }
+
+/// One record's fields as a JSON line, for `formats check --fields`.
+pub fn fields_json(path: &str, line: u64, f: &crate::formats::Fields<'_>) -> String {
+    let fields: serde_json::Map<String, serde_json::Value> = f
+        .iter()
+        .map(|(r, v)| {
+            (
+                r.name().to_string(),
+                serde_json::Value::String(v.to_string()),
+            )
+        })
+        .collect();
+    let labels: serde_json::Map<String, serde_json::Value> = f
+        .labels()
+        .map(|(k, v)| (k.to_string(), serde_json::Value::String(v.to_string())))
+        .collect();
+    let mut s = serde_json::json!({"path": path, "line": line, "fields": fields, "labels": labels})
+        .to_string();
+    s.push('\n');
+    s
+}

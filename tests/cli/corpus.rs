@@ -1,31 +1,92 @@
-//! The published sample lines in `../shared/corpus` for the formats this
-//! release reads: detection picks the format and every line parses.
-//! Skipped, and said so, where the corpus is not checked out.
+//! The published sample lines in `../shared/corpus` (see its SOURCES.md):
+//! for each file listed in `tests/corpus/*.json`, detection picks the right
+//! format, every entry parses except the negative ones (which are skipped
+//! and counted, never half-parsed), and the fields SOURCES.md gives come out
+//! with those values. Skipped, and said so, where the corpus is not present.
+//!
+//! An expectation file:
+//! `{"files": [{"file": "x.log", "format": "name", "negative": [3],
+//!   "expect": {"1": {"status": "200"}}}]}` — `negative` lists the first
+//! lines of entries that must be skipped, `expect` maps an entry's first
+//! line to raw field values (roles, or `label.NAME` for labels).
 
-use super::fixture::{corpus, rel, run};
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::fs;
 
-/// (corpus file, the format it must be detected as)
-const FILES: [(&str, &str); 5] = [
-    ("http_access_combined.log", "nginx_combined"),
-    ("json_bunyan.jsonl", "json_lines"),
-    ("json_ecs.jsonl", "json_lines"),
-    ("prometheus_query_range.jsonl", "prometheus_query_range"),
-    ("k8s_events.jsonl", "k8s_events"),
-];
+use super::fixture::{corpus, root, run};
+
+fn expectation_files() -> Vec<(String, Value)> {
+    let mut files: Vec<_> = fs::read_dir(root().join("tests/corpus"))
+        .expect("tests/corpus")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    files.sort();
+    files
+        .into_iter()
+        .map(|p| {
+            let v = serde_json::from_str(&fs::read_to_string(&p).expect("read"))
+                .expect("expectation JSON");
+            (p.display().to_string(), v)
+        })
+        .collect()
+}
 
 #[test]
-fn corpus_files_are_detected_and_parsed() {
+fn corpus_files_are_detected_parsed_and_give_their_fields() {
     let Some(dir) = corpus() else {
         eprintln!("SKIPPED: ../shared/corpus is not present in this checkout");
         return;
     };
-    for (file, format) in FILES {
-        let path = dir.join(file);
-        let (code, out, err) = run(&["formats", "check", "--json", &path.display().to_string()]);
-        assert_eq!(code, 0, "{file}: {err}");
-        let v: serde_json::Value = serde_json::from_str(out.trim()).expect("one JSON object");
-        assert_eq!(v["format"], format, "{}: {v}", rel(&path));
-        assert_eq!(v["skipped"], 0, "{file}: {v}");
-        assert!(v["parsed"].as_u64() > Some(0));
+    let mut checked = 0;
+    for (exp_file, exp) in expectation_files() {
+        for case in exp["files"].as_array().expect("files") {
+            let file = case["file"].as_str().expect("file");
+            let path = dir.join(file).display().to_string();
+            let (code, out, err) = run(&["formats", "check", "--json", &path]);
+            assert_eq!(code, 0, "{exp_file}: {file}: {err}");
+            let v: Value = serde_json::from_str(out.trim()).expect("one JSON object");
+            assert_eq!(v["format"], case["format"], "{exp_file}: {file}: {v}");
+            let negative: Vec<u64> = case["negative"]
+                .as_array()
+                .map(|a| a.iter().filter_map(Value::as_u64).collect())
+                .unwrap_or_default();
+            assert_eq!(
+                v["skipped"].as_u64(),
+                Some(negative.len() as u64),
+                "{exp_file}: {file}: {v}"
+            );
+            assert_eq!(
+                v["lines"].as_u64(),
+                v["parsed"].as_u64().map(|p| p + negative.len() as u64),
+                "{file}"
+            );
+
+            let (_, fields_out, _) = run(&["formats", "check", "--fields", &path]);
+            let mut by_line: BTreeMap<u64, Value> = BTreeMap::new();
+            for l in fields_out.lines() {
+                let r: Value = serde_json::from_str(l).expect("fields line");
+                by_line.entry(r["line"].as_u64().unwrap_or(0)).or_insert(r);
+            }
+            if let Some(expect) = case["expect"].as_object() {
+                for (line, want) in expect {
+                    let n: u64 = line.parse().expect("line number");
+                    let got = by_line
+                        .get(&n)
+                        .unwrap_or_else(|| panic!("{file}:{n}: no record"));
+                    for (k, w) in want.as_object().expect("fields") {
+                        let g = match k.strip_prefix("label.") {
+                            Some(label) => &got["labels"][label],
+                            None => &got["fields"][k],
+                        };
+                        assert_eq!(g, w, "{exp_file}: {file}:{n}: {k}: {got}");
+                    }
+                }
+            }
+            checked += 1;
+        }
     }
+    assert!(checked > 0, "no corpus expectations");
 }
