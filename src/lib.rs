@@ -114,13 +114,16 @@ pub fn read_inputs(
     read_inputs_inspect(cat, input, sink, None)
 }
 
+/// A look at each record's raw fields, with the path of its input.
+pub type InspectRecords<'i> = &'i mut dyn FnMut(&str, event::Origin, &formats::Fields<'_>);
+
 /// [`read_inputs`], also showing `inspect` each record's raw fields with the
 /// path of its input.
 pub fn read_inputs_inspect(
     cat: &Catalogue,
     input: &InputConfig,
     sink: &mut dyn FnMut(event::Event),
-    mut inspect: Option<&mut dyn FnMut(&str, event::Origin, &formats::Fields<'_>)>,
+    mut inspect: Option<InspectRecords<'_>>,
 ) -> Result<Vec<InputStats>, Error> {
     let opts = parse_options(cat, input)?;
     let mut stats = Vec::new();

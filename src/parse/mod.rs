@@ -27,8 +27,7 @@ use std::collections::BTreeMap;
 
 use crate::event::{Event, Millis, Origin};
 use crate::formats::{
-    detect, record_mode, Catalogue, DefinitionKind, Detection, Extractor, Fields, Format,
-    RecordMode,
+    detect, record_mode, Catalogue, DefinitionKind, Detection, Extractor, Format, RecordMode,
 };
 use crate::read::Input;
 use crate::zone::Zone;
@@ -126,7 +125,7 @@ pub fn parse_input_inspect(
     cat: &Catalogue,
     opts: &ParseOptions,
     sink: &mut dyn FnMut(Event),
-    inspect: Option<&mut dyn FnMut(Origin, &Fields<'_>)>,
+    inspect: Option<record::Inspect<'_>>,
 ) -> Result<InputStats, ParseError> {
     let mut stats = InputStats {
         path: input.name.clone(),

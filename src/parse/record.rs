@@ -15,11 +15,14 @@ use super::timestamp::TimeParser;
 /// Why a line was not turned into an event.
 pub type SkipReason = &'static str;
 
+/// A look at one record's raw fields.
+pub type Inspect<'i> = &'i mut dyn FnMut(Origin, &Fields<'_>);
+
 /// Builds events for one input: its timestamp cache, and an optional look
 /// at every record's raw fields (for `formats check --fields`).
 pub struct Builder<'i> {
     pub times: TimeParser,
-    pub inspect: Option<&'i mut dyn FnMut(Origin, &Fields<'_>)>,
+    pub inspect: Option<Inspect<'i>>,
 }
 
 impl Builder<'_> {
