@@ -1,7 +1,7 @@
 //! Running the binary the way a user does, from the repository root.
 
 use assert_cmd::Command;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -31,8 +31,4 @@ pub fn run(args: &[&str]) -> (i32, String, String) {
 pub fn corpus() -> Option<PathBuf> {
     let p = root().join("../shared/corpus");
     p.is_dir().then_some(p)
-}
-
-pub fn rel(p: &Path) -> String {
-    p.strip_prefix(root()).unwrap_or(p).display().to_string()
 }
