@@ -224,6 +224,12 @@ pub fn build(
                 i.path
             ));
         }
+        for (reason, n) in &i.unplaced_by_reason {
+            warnings.push(format!(
+                "{}: {n} record(s) were read but are not on the timeline: {reason}",
+                i.path
+            ));
+        }
         if i.invalid_utf8 > 0 {
             warnings.push(format!(
                 "{}: {} line(s) held invalid UTF-8 and were read lossily",

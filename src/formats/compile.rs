@@ -58,8 +58,8 @@ impl<'a> Fields<'a> {
         self.labels.iter().map(|(k, v)| (k.as_ref(), v.as_ref()))
     }
 
-    pub fn set_label(&mut self, key: &'a str, value: &'a str) {
-        self.labels.push((Cow::Borrowed(key), Cow::Borrowed(value)));
+    pub fn set_label(&mut self, key: impl Into<Cow<'a, str>>, value: impl Into<Cow<'a, str>>) {
+        self.labels.push((key.into(), value.into()));
     }
 
     pub fn label(&self, key: &str) -> Option<&str> {
@@ -136,8 +136,11 @@ impl Format {
             DefinitionKind::Regex if patterns.is_empty() => {
                 return Err(invalid("a `regex` definition needs `patterns`".into()))
             }
-            DefinitionKind::Json if def.fields.is_empty() => {
-                return Err(invalid("a `json` definition needs `fields`".into()))
+            DefinitionKind::Json | DefinitionKind::Logfmt if def.fields.is_empty() => {
+                return Err(invalid(format!(
+                    "a `{}` definition needs `fields`",
+                    def.kind.name()
+                )))
             }
             _ => {}
         }
@@ -162,7 +165,7 @@ impl Format {
                         fields.set(role, Cow::Borrowed(m.as_str()));
                     }
                 }
-                self.apply_constants(&mut fields);
+                apply_constants(&self.def, &mut fields);
                 return Some(fields);
             }
         }
@@ -172,31 +175,7 @@ impl Format {
     /// Fields of one JSON record for a `json` format; `None` when a required
     /// key is missing.
     pub fn match_json<'a>(&self, record: &'a Value) -> Option<Fields<'a>> {
-        record.as_object()?;
-        for key in &self.def.require {
-            lookup(record, key)?;
-        }
-        let mut fields = Fields::default();
-        for (role, keys) in &self.def.fields {
-            for key in keys {
-                if let Some(v) = lookup(record, key) {
-                    if let Some(text) = scalar_text(v) {
-                        fields.set(*role, text);
-                        break;
-                    }
-                }
-            }
-        }
-        self.apply_constants(&mut fields);
-        Some(fields)
-    }
-
-    fn apply_constants<'a>(&self, fields: &mut Fields<'a>) {
-        for (role, value) in &self.def.constants {
-            if !fields.has(*role) {
-                fields.set(*role, Cow::Owned(value.clone()));
-            }
-        }
+        map_json(&self.def, record)
     }
 
     /// Check every sample line of the definition: it must match and give its
@@ -250,6 +229,37 @@ impl Format {
             }
         }
         Ok(())
+    }
+}
+
+/// A JSON record's fields by a definition's `fields` mapping (shared by the
+/// `json` kind and kinds that build a JSON-like record, such as `logfmt`);
+/// `None` when a required key is missing.
+pub fn map_json<'a>(def: &Definition, record: &'a Value) -> Option<Fields<'a>> {
+    record.as_object()?;
+    for key in &def.require {
+        lookup(record, key)?;
+    }
+    let mut fields = Fields::default();
+    for (role, keys) in &def.fields {
+        for key in keys {
+            if let Some(v) = lookup(record, key) {
+                if let Some(text) = scalar_text(v) {
+                    fields.set(*role, text);
+                    break;
+                }
+            }
+        }
+    }
+    apply_constants(def, &mut fields);
+    Some(fields)
+}
+
+fn apply_constants(def: &Definition, fields: &mut Fields<'_>) {
+    for (role, value) in &def.constants {
+        if !fields.has(*role) {
+            fields.set(*role, Cow::Owned(value.clone()));
+        }
     }
 }
 

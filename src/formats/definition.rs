@@ -16,8 +16,21 @@ pub enum DefinitionKind {
     /// JSON records (one per line, or documents, optionally under `envelope`),
     /// with `fields` mapping roles to candidate keys.
     Json,
-    /// A Prometheus HTTP API `query_range`/`query` response (code: `parse/prometheus.rs`).
+    /// A Prometheus HTTP API `query_range`/`query` response (code: `kinds/prometheus.rs`).
     PrometheusMatrix,
+    /// Code kinds, one module each under `kinds/`; `fields` is used by `logfmt` only.
+    PrometheusText,
+    Logfmt,
+    HerokuMetrics,
+    PostgresCsvlog,
+    MetricsCsv,
+    PgStatActivity,
+    PgbouncerShow,
+    CloudwatchMetrics,
+    DatadogQuery,
+    EcsEvents,
+    ElbTargetHealth,
+    K8sPodStatus,
 }
 
 impl DefinitionKind {
@@ -26,6 +39,18 @@ impl DefinitionKind {
             DefinitionKind::Regex => "regex",
             DefinitionKind::Json => "json",
             DefinitionKind::PrometheusMatrix => "prometheus_matrix",
+            DefinitionKind::PrometheusText => "prometheus_text",
+            DefinitionKind::Logfmt => "logfmt",
+            DefinitionKind::HerokuMetrics => "heroku_metrics",
+            DefinitionKind::PostgresCsvlog => "postgres_csvlog",
+            DefinitionKind::MetricsCsv => "metrics_csv",
+            DefinitionKind::PgStatActivity => "pg_stat_activity",
+            DefinitionKind::PgbouncerShow => "pgbouncer_show",
+            DefinitionKind::CloudwatchMetrics => "cloudwatch_metrics",
+            DefinitionKind::DatadogQuery => "datadog_query",
+            DefinitionKind::EcsEvents => "ecs_events",
+            DefinitionKind::ElbTargetHealth => "elb_target_health",
+            DefinitionKind::K8sPodStatus => "k8s_pod_status",
         }
     }
 }

@@ -160,6 +160,12 @@ pub fn check(stats: &[crate::parse::InputStats]) -> String {
     }
     let mut out = format!("{t}\n");
     for s in stats {
+        for (reason, n) in &s.unplaced_by_reason {
+            out.push_str(&format!(
+                "{}: {n} parsed but not on the timeline: {reason}\n",
+                s.path
+            ));
+        }
         for b in &s.bad_lines {
             out.push_str(&format!(
                 "{}:{}: {}: {}\n",
@@ -182,6 +188,7 @@ pub fn check_json(stats: &[crate::parse::InputStats]) -> String {
             "parsed": s.parsed,
             "skipped": s.skipped,
             "skipped_by_reason": s.skipped_by_reason,
+            "unplaced_by_reason": s.unplaced_by_reason,
         });
         out.push_str(&v.to_string());
         out.push('\n');

@@ -4,7 +4,7 @@
 use serde_json::Value;
 use std::borrow::Cow;
 
-use super::{Extractor, Skip};
+use super::{Extractor, Skip, BLANK};
 use crate::formats::compile::Fields;
 use crate::formats::role::Role;
 
@@ -12,6 +12,9 @@ pub struct Matrix;
 
 impl Extractor for Matrix {
     fn line<'a>(&mut self, line: &'a str) -> Result<Vec<Fields<'a>>, Skip> {
+        if line.trim().is_empty() {
+            return Err(BLANK);
+        }
         let doc: Value = serde_json::from_str(line).map_err(|_| "not valid JSON")?;
         // The line's value is dropped here, so its records own their text.
         Ok(samples(&doc)?.into_iter().map(owned).collect())
