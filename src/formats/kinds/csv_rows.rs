@@ -62,16 +62,21 @@ fn quotes_balanced(text: &str) -> bool {
     text.bytes().filter(|b| *b == b'"').count() % 2 == 0
 }
 
-/// The cells of one complete row. Quoted cells lose their quotes; a cell
-/// borrows from the row unless it held an escaped quote.
+/// The cells of one complete comma-separated row. Quoted cells lose their
+/// quotes; a cell borrows from the row unless it held an escaped quote.
 pub fn split(row: &str) -> Vec<Cow<'_, str>> {
+    split_on(row, ',')
+}
+
+/// [`split`] with another delimiter (Excel-compatible exports use a tab).
+pub fn split_on(row: &str, delimiter: char) -> Vec<Cow<'_, str>> {
     let mut cells = Vec::new();
     let mut rest = row;
     loop {
         if let Some(body) = rest.strip_prefix('"') {
             let (cell, after) = quoted(body);
-            // Anything between the closing quote and the comma is kept (lenient).
-            match after.find(',') {
+            // Anything between the closing quote and the delimiter is kept (lenient).
+            match after.find(delimiter) {
                 Some(k) => {
                     cells.push(join(cell, &after[..k]));
                     rest = &after[k + 1..];
@@ -82,7 +87,7 @@ pub fn split(row: &str) -> Vec<Cow<'_, str>> {
                 }
             }
         } else {
-            match rest.find(',') {
+            match rest.find(delimiter) {
                 Some(k) => {
                     cells.push(Cow::Borrowed(&rest[..k]));
                     rest = &rest[k + 1..];
@@ -161,6 +166,7 @@ mod tests {
             ("newline", "60,\"X\nY\",true", &["60", "X\nY", "true"]),
             ("unterminated", "a,\"b,c", &["a", "b,c"]),
         ];
+        assert_eq!(split_on("\"a\tb\"\tc", '\t'), ["a\tb", "c"]);
         for (name, row, want) in cases {
             let got: Vec<String> = split(row).into_iter().map(|c| c.into_owned()).collect();
             assert_eq!(got, want.to_vec(), "{name}");

@@ -39,6 +39,21 @@ use crate::formats::role::Role;
 /// A list item in the key path.
 const ITEM: &str = "[]";
 
+/// Keys a pod manifest or an excerpt of its status starts with; other YAML
+/// (or `label: value` text) is refused until one is seen.
+const ANCHORS: [&str; 10] = [
+    "apiVersion",
+    "kind",
+    "metadata",
+    "spec",
+    "status",
+    "items",
+    "containerStatuses",
+    "initContainerStatuses",
+    "lastState",
+    "state",
+];
+
 /// One container status being read.
 #[derive(Debug, Default)]
 struct Container {
@@ -57,6 +72,8 @@ pub struct PodStatus {
     block: Option<usize>,
     pod: Option<String>,
     container: Container,
+    /// A `key: value` line was read: comments count as YAML only after one.
+    yaml: bool,
 }
 
 impl Extractor for PodStatus {
@@ -70,8 +87,15 @@ impl Extractor for PodStatus {
             }
             self.block = None;
         }
-        if t.is_empty() || t.starts_with('#') {
+        if t.is_empty() {
             return Ok(Vec::new());
+        }
+        if t.starts_with('#') {
+            return if self.yaml {
+                Ok(Vec::new())
+            } else {
+                Err("not YAML: a comment before any key")
+            };
         }
         if t == "---" || t == "..." {
             self.stack.clear();
@@ -79,6 +103,12 @@ impl Extractor for PodStatus {
         }
         if text[..indent].contains('\t') {
             return Err("not YAML: tab indentation");
+        }
+        if !self.yaml {
+            let anchor = key_value(t).is_some_and(|(k, _)| ANCHORS.contains(&k));
+            if !anchor {
+                return Err("not Kubernetes YAML: no pod key yet");
+            }
         }
         let (indent, t) = match t.strip_prefix('-') {
             Some(rest) if rest.is_empty() || rest.starts_with(' ') => {
@@ -103,6 +133,7 @@ impl Extractor for PodStatus {
                 Err("not a YAML key: value line")
             };
         };
+        self.yaml = true;
         while self.stack.last().is_some_and(|(i, _)| *i >= indent) {
             self.stack.pop();
         }
@@ -402,6 +433,9 @@ status:
             "level=info msg=hi",
             "Oct 01 07:58:02 host systemd[1]: Started web.",
             "{\"a\": 1}",
+            "### a comment first",
+            "testLabel: 1",
+            "- name: web",
         ];
         for line in cases {
             assert!(PodStatus::default().line(line).is_err(), "{line}");

@@ -6,14 +6,19 @@
 //!   "Series,Time,Value", or `timestamp,metric,value,pool`): one sample per
 //!   row, the `metric`/`series`/`name` column names it (a PromQL-style
 //!   `name{a="b"}` is taken apart), other columns are labels;
-//! - wide, a header whose time column is joined by one column per series
-//!   (Grafana's "series joined by time"): one sample per non-empty cell;
+//! - wide, a header whose first column is the time, joined by one column per
+//!   series (Grafana's "series joined by time"): one sample per non-empty
+//!   cell;
 //! - a Grafana data frame (`#name#`, `#type#`, `#unit#` header rows): `time`
 //!   columns are the time, `number` columns series (with a `unit` label),
 //!   other columns labels. A frame without a time column cannot be put on a
 //!   timeline: its rows are parsed and counted as unplaced.
 //!
-//! Cells are RFC 4180: quoted cells may hold commas, quotes and newlines.
+//! Cells are RFC 4180: quoted cells may hold commas, quotes and newlines. A
+//! header with tabs and no commas (Grafana's "Excel compatible" download)
+//! is tab-separated. Under a header, any number in the time column is a time
+//! (Grafana writes epoch milliseconds); without one, a time is a date or a
+//! 9+ digit epoch, so other CSV is not taken for metrics.
 //! Empty and `null` cells give no sample; any other cell that is not a
 //! number where a value belongs refuses the row.
 //!
@@ -24,21 +29,12 @@
 
 use std::borrow::Cow;
 
-use super::csv_rows::{split, Rows};
+use super::csv_rows::{split_on, Rows};
 use super::prometheus_text::{series_name, Label};
 use super::{metric_record, Extractor, Skip, BLANK};
 use crate::formats::compile::Fields;
 
-const TIME_COLUMNS: [&str; 8] = [
-    "time",
-    "timestamp",
-    "ts",
-    "date",
-    "datetime",
-    "_time",
-    "@timestamp",
-    "time (utc)",
-];
+const TIME_COLUMNS: [&str; 6] = ["time", "timestamp", "ts", "date", "datetime", "time (utc)"];
 const NAME_COLUMNS: [&str; 4] = ["metric", "series", "name", "__name__"];
 
 /// A series column: its index, metric name, and labels (from a PromQL
@@ -75,6 +71,8 @@ enum Shape {
 pub struct MetricsCsv {
     rows: Rows,
     shape: Shape,
+    /// `None` until the first row says: `,` or a tab.
+    delimiter: Option<char>,
     unplaced: bool,
 }
 
@@ -85,10 +83,11 @@ impl Extractor for MetricsCsv {
             if line.trim().is_empty() {
                 return Err(BLANK);
             }
-            // Only a file already known to be ours may open a multi-line cell.
-            if matches!(self.shape, Shape::Start)
-                && line.bytes().filter(|b| *b == b'"').count() % 2 == 1
-            {
+            // Only a file already known to be ours may open a multi-line cell;
+            // a JSON line is never a CSV header.
+            let start = matches!(self.shape, Shape::Start);
+            let odd = line.bytes().filter(|b| *b == b'"').count() % 2 == 1;
+            if start && (odd || line.trim_start().starts_with(['{', '['])) {
                 return Err("not a metrics CSV header");
             }
         }
@@ -110,7 +109,15 @@ impl Extractor for MetricsCsv {
 
 impl MetricsCsv {
     fn row<'r>(&mut self, row: &'r str) -> Result<Vec<Fields<'r>>, Skip> {
-        let cells = split(row);
+        let delimiter =
+            *self
+                .delimiter
+                .get_or_insert(if row.contains('\t') && !row.contains(',') {
+                    '\t'
+                } else {
+                    ','
+                });
+        let cells = split_on(row, delimiter);
         let in_header = matches!(self.shape, Shape::Start | Shape::Frame { .. });
         if let Some(rest) = cells
             .first()
@@ -235,6 +242,9 @@ fn header_shape(cells: &[Cow<str>]) -> Result<Shape, Skip> {
         .find(|&i| is_time_column(&lower[i]))
         .ok_or("not a metrics CSV header: no time column")?;
     let value = lower.iter().position(|c| c == "value");
+    if value.is_none() && time != 0 {
+        return Err("not a metrics CSV header: the time is not the first column");
+    }
     if let Some(value) = value {
         let metric = lower
             .iter()
@@ -284,6 +294,12 @@ fn is_time(cell: &str) -> bool {
         && b[7] == b[4];
     let epoch = b.len() >= 9 && t.bytes().all(|c| c.is_ascii_digit() || c == b'.');
     dated || epoch
+}
+
+/// A cell in a column the header calls the time: a date or any epoch number.
+fn is_time_cell(cell: &str) -> bool {
+    let t = cell.trim();
+    is_time(t) || (!t.is_empty() && t.bytes().all(|c| c.is_ascii_digit() || c == b'.'))
 }
 
 /// Nothing to record in this cell.
@@ -362,7 +378,7 @@ fn long<'r>(
     let mut cells: Vec<Option<Cow<'r, str>>> = cells.into_iter().map(Some).collect();
     let mut take = |i: usize| cells.get_mut(i).and_then(Option::take);
     let ts = take(time).ok_or("no time in the row")?;
-    if !is_time(&ts) {
+    if !is_time_cell(&ts) {
         return Err("no time in the time column");
     }
     let Some(v) = take(value).filter(|v| !is_empty_value(v)) else {
@@ -388,7 +404,7 @@ fn wide<'r>(
     label_columns: &[(usize, String)],
 ) -> Result<Vec<Fields<'r>>, Skip> {
     let ts = cells.get(time).ok_or("no time in the row")?;
-    if !is_time(ts) {
+    if !is_time_cell(ts) {
         return Err("no time in the time column");
     }
     let row_labels: Vec<Label<'r>> = label_columns
@@ -512,6 +528,17 @@ mod tests {
                 vec![Err("a value cell is not a number")],
             ),
             ("prose", vec!["hello, world"], vec![Err("not a metrics CSV header: no time column")]),
+            (
+                "splunk export",
+                vec!["\"_raw\",\"_time\",host,time"],
+                vec![Err("not a metrics CSV header: the time is not the first column")],
+            ),
+            ("json line", vec!["{\"time\":1,\"value\":2}"], vec![Err("not a metrics CSV header")]),
+            (
+                "excel-compatible grafana download",
+                vec!["\"time\"\t\"name\"\t\"value\"", "1790841480000\tdb_connections\t198"],
+                vec![Ok(vec![]), Ok(vec![rec("db_connections", "198", "db_connections")])],
+            ),
         ];
         for (name, lines, want) in cases {
             assert_eq!(read(&lines), want, "{name}");

@@ -57,7 +57,8 @@ impl Extractor for Show {
     fn line<'a>(&mut self, line: &'a str) -> Result<Vec<Fields<'a>>, Skip> {
         self.unplaced = false;
         let t = line.trim();
-        if t.is_empty() || is_rule(t) || is_footer(t) || is_prompt(t) {
+        let table = self.columns.is_some();
+        if t.is_empty() || is_prompt(t) || (table && (is_rule(t) || is_footer(t))) {
             return Ok(Vec::new());
         }
         if let Some(ts) = capture_time(t) {
@@ -226,6 +227,8 @@ mod tests {
             "http_requests_total 1027",
             "a | b | c",
             "level=info msg=hi",
+            "---------+--------",
+            "(3 rows)",
         ];
         for line in cases {
             assert!(Show::default().line(line).is_err(), "{line}");

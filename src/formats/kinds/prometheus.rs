@@ -43,6 +43,10 @@ fn samples(doc: &Value) -> Result<Vec<Fields<'_>>, Skip> {
     let data = doc
         .get("data")
         .ok_or("no `data` in the Prometheus response")?;
+    // Loki answers log queries in the same envelope: those are log lines, not samples.
+    if data.get("resultType").and_then(Value::as_str) == Some("streams") {
+        return Err("a Loki log stream response, not metrics");
+    }
     let result = data
         .get("result")
         .and_then(Value::as_array)
@@ -117,5 +121,7 @@ mod tests {
         let v: Value = serde_json::from_str(vector).expect("json");
         assert_eq!(Matrix.document(&v).expect("records").len(), 1);
         assert!(Matrix.line("{}").is_err());
+        let loki = r#"{"status":"success","data":{"resultType":"streams","result":[{"stream":{"job":"x"},"values":[["1790841480000000000","hello"]]}]}}"#;
+        assert!(Matrix.line(loki).is_err());
     }
 }

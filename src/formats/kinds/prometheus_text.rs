@@ -49,6 +49,9 @@ pub struct Text {
     openmetrics: bool,
     /// The last line was a sample without a timestamp.
     unplaced: bool,
+    /// A `# HELP`/`# TYPE` line or a sample was read: free comments count
+    /// as Prometheus only after one.
+    seen: bool,
 }
 
 impl Extractor for Text {
@@ -64,6 +67,7 @@ impl Extractor for Text {
             return Ok(Vec::new());
         }
         let sample = sample(t)?;
+        self.seen = true;
         self.openmetrics |= sample.exemplar;
         let Some(ts) = sample.ts else {
             self.unplaced = true;
@@ -103,9 +107,10 @@ impl Text {
             }
             Some("UNIT") | Some("EOF") => self.openmetrics = true,
             // Free comments are allowed by the exposition format, but not `#name#`.
-            _ if c.is_empty() || c.starts_with([' ', '\t']) => {}
+            _ if self.seen && (c.is_empty() || c.starts_with([' ', '\t'])) => return Ok(()),
             _ => return Err("not a Prometheus comment"),
         }
+        self.seen = true;
         Ok(())
     }
 
@@ -179,7 +184,8 @@ fn sample(t: &str) -> Result<Sample<'_>, Skip> {
     })
 }
 
-/// Length of a leading `[a-zA-Z_:][a-zA-Z0-9_:]*`.
+/// Length of a leading `[a-zA-Z_:][a-zA-Z0-9_:]*`. A name ending in `:` is
+/// refused: recording rules never end so, and `label: value` text would.
 fn metric_name_len(t: &str) -> usize {
     let mut n = 0;
     for (i, b) in t.bytes().enumerate() {
@@ -189,7 +195,11 @@ fn metric_name_len(t: &str) -> usize {
         }
         n = i + 1;
     }
-    n
+    if t[..n].ends_with(':') {
+        0
+    } else {
+        n
+    }
 }
 
 type LabelSet<'a> = (Option<Cow<'a, str>>, Vec<Label<'a>>, &'a str);
@@ -320,7 +330,11 @@ mod tests {
         let cases: Vec<Case> = vec![
             ("help", "# HELP http_requests_total The total.", Ok(None)),
             ("type", "# TYPE http_requests_total counter", Ok(None)),
-            ("free comment", "# Escaping in label values:", Ok(None)),
+            (
+                "free comment first",
+                "# Escaping in label values:",
+                Err("not a Prometheus comment"),
+            ),
             ("blank", "", Ok(None)),
             (
                 "sample with ms timestamp",
@@ -378,6 +392,21 @@ mod tests {
                 "hello world again",
                 Err("sample value is not a number"),
             ),
+            (
+                "label: value text",
+                "testLabel: 1",
+                Err("not a Prometheus sample"),
+            ),
+            (
+                "recording rule",
+                "job:http_requests:rate5m 12.5 1790841480000",
+                Ok(Some([
+                    "2026-10-01T07:58:00Z",
+                    "job:http_requests:rate5m",
+                    "12.5",
+                    "job:http_requests:rate5m",
+                ])),
+            ),
         ];
         for (name, line, want) in cases {
             let mut x = Text::default();
@@ -402,6 +431,9 @@ mod tests {
             recs[0].label("error"),
             Some("Cannot find file:\n\"FILE.TXT\"")
         );
+        assert!(x
+            .line("# Free comments are fine once samples were read")
+            .is_ok());
 
         let mut om = Text::default();
         om.line("# EOF").expect("eof");
