@@ -5,3 +5,4 @@ mod bad_input;
 mod corpus;
 mod fixture;
 mod samples;
+mod timeless;
