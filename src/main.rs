@@ -102,7 +102,7 @@ fn execute(cli: Cli) -> Result<(), postmortem::Error> {
                 let stats = postmortem::read_inputs_inspect(
                     &cat,
                     &input,
-                    &mut |_| {},
+                    &mut postmortem::event::Discard,
                     fields.then_some(&mut show as _),
                 )?;
                 if fields {

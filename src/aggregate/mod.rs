@@ -18,7 +18,8 @@ mod table;
 pub use cell::Cell;
 pub use table::{AggregateError, DimStats, Span};
 
-use std::collections::{BTreeMap, HashMap};
+use rustc_hash::FxHashMap as HashMap;
+use std::collections::BTreeMap;
 
 use crate::event::{
     Event, InfraEvent, Level, LogRecord, MetricRole, MetricSample, Millis, Origin, Request,
@@ -96,6 +97,22 @@ pub struct Aggregates {
     infra: Vec<InfraEvent>,
     first_ms: Option<Millis>,
     last_ms: Option<Millis>,
+    /// `--since`/`--until`: events outside are left out.
+    bounds: (Option<Millis>, Option<Millis>),
+}
+
+impl crate::event::EventSink for Aggregates {
+    fn push(&mut self, event: Event) {
+        self.add(event);
+    }
+
+    fn fork(&self) -> Self {
+        Aggregates::fork(self)
+    }
+
+    fn join(&mut self, other: Self) {
+        self.merge(other);
+    }
 }
 
 fn sec(ms: Millis) -> i64 {
@@ -143,9 +160,24 @@ impl Aggregates {
         a
     }
 
+    /// Aggregates that keep only events in `[since, until)` (ms).
+    pub fn bounded(since: Option<Millis>, until: Option<Millis>) -> Aggregates {
+        let mut a = Aggregates::new();
+        a.bounds = (since, until);
+        a
+    }
+
+    /// An empty aggregate with the same bounds, for a worker thread.
+    pub fn fork(&self) -> Aggregates {
+        Aggregates::bounded(self.bounds.0, self.bounds.1)
+    }
+
     /// Fold one event in.
     pub fn add(&mut self, event: Event) {
         let ts = event.ts();
+        if self.bounds.0.is_some_and(|s| ts < s) || self.bounds.1.is_some_and(|u| ts >= u) {
+            return;
+        }
         self.first_ms = Some(self.first_ms.map_or(ts, |f| f.min(ts)));
         self.last_ms = Some(self.last_ms.map_or(ts, |l| l.max(ts)));
         match event {
@@ -248,6 +280,83 @@ impl Aggregates {
                 points: Vec::new(),
             });
         series.points.push((m.ts, m.value));
+    }
+
+    /// Fold another aggregate (of other lines) into this one. Every part
+    /// merges by sums, minima and maxima, so the result does not depend on
+    /// how the lines were split or in which order the parts arrive.
+    pub fn merge(&mut self, other: Aggregates) {
+        let remap: Vec<u32> = (0..other.names.len() as u32)
+            .map(|i| self.names.id(other.names.name(i)))
+            .collect();
+        let id = |i: u32| remap.get(i as usize).copied().unwrap_or(0);
+        for (k, c) in other.total {
+            self.total.entry(k).or_default().merge(&c);
+        }
+        for ((inst, s), c) in other.health {
+            self.health.entry((id(inst), s)).or_default().merge(&c);
+        }
+        for ((dim, v, s), c) in other.by_dim {
+            self.by_dim.entry((dim, id(v), s)).or_default().merge(&c);
+        }
+        for ((t, i), n) in other.tenant_integration {
+            *self.tenant_integration.entry((id(t), id(i))).or_insert(0) += n;
+        }
+        for ((t, h), p) in other.paths {
+            let key = (id(t), h);
+            if let Some(q) = self.paths.get_mut(&key) {
+                q.first = q.first.min(p.first);
+                q.last = q.last.max(p.last);
+                q.count += p.count;
+            } else if self.paths.len() < MAX_TRACKED_PATHS {
+                self.paths.insert(key, p);
+            } else {
+                self.paths_bounded = true;
+            }
+        }
+        self.paths_bounded |= other.paths_bounded;
+        for ((sig, inst, s), c) in other.signals {
+            let e = self
+                .signals
+                .entry((sig, id(inst), s))
+                .or_insert(SignalCount {
+                    count: 0,
+                    first: c.first,
+                });
+            e.count += c.count;
+            e.first = e.first.min(c.first);
+        }
+        for ((sig, inst), q) in other.quotes {
+            match self.quotes.entry((sig, id(inst))) {
+                std::collections::btree_map::Entry::Vacant(v) => {
+                    v.insert(q);
+                }
+                std::collections::btree_map::Entry::Occupied(mut o) => {
+                    if (q.ts, q.origin) < (o.get().ts, o.get().origin) {
+                        o.insert(q);
+                    }
+                }
+            }
+        }
+        for (s, l) in other.levels {
+            let e = self.levels.entry(s).or_default();
+            for (a, b) in e.iter_mut().zip(l) {
+                *a += b;
+            }
+        }
+        for (k, series) in other.metrics {
+            match self.metrics.entry(k) {
+                std::collections::btree_map::Entry::Vacant(v) => {
+                    v.insert(series);
+                }
+                std::collections::btree_map::Entry::Occupied(mut o) => {
+                    o.get_mut().points.extend(series.points);
+                }
+            }
+        }
+        self.infra.extend(other.infra);
+        self.first_ms = [self.first_ms, other.first_ms].into_iter().flatten().min();
+        self.last_ms = [self.last_ms, other.last_ms].into_iter().flatten().max();
     }
 
     /// Sort what arrived out of order; call once after the last event.

@@ -88,6 +88,10 @@ pub struct InputArgs {
     #[arg(long)]
     pub strict: bool,
 
+    /// Parsing threads (default: one per core). The output is the same whatever the number.
+    #[arg(long, value_name = "N")]
+    pub threads: Option<usize>,
+
     /// Map a metric name to a role, NAME=ROLE (e.g. app_db_busy=db_connections_in_use). Repeatable.
     #[arg(long = "metric-role", value_name = "NAME=ROLE")]
     pub metric_role: Vec<String>,

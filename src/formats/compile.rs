@@ -9,6 +9,7 @@ use std::borrow::Cow;
 use super::definition::{Definition, DefinitionKind};
 use super::error::{span_of, FormatError};
 use super::role::Role;
+use super::template::Template;
 
 /// A compiled regex variant: the regex and, per capture group, its role.
 #[derive(Debug)]
@@ -22,6 +23,7 @@ pub struct Format {
     pub def: Definition,
     /// Where the definition came from (`access/nginx_combined.json`).
     pub file: String,
+    pub templates: Vec<Template>,
     pub patterns: Vec<Pattern>,
 }
 
@@ -126,6 +128,16 @@ impl Format {
             }
             patterns.push(Pattern { regex, roles });
         }
+        let mut templates = Vec::new();
+        for raw in &def.templates {
+            let t = Template::compile(raw).map_err(|message| FormatError::Invalid {
+                file: file.to_string(),
+                message: format!("template `{raw}`: {message}"),
+                src: src(),
+                span: span_of(text, raw),
+            })?;
+            templates.push(t);
+        }
         let invalid = |message: String| FormatError::Invalid {
             file: file.to_string(),
             message,
@@ -133,8 +145,10 @@ impl Format {
             span: (0, 0).into(),
         };
         match def.kind {
-            DefinitionKind::Regex if patterns.is_empty() => {
-                return Err(invalid("a `regex` definition needs `patterns`".into()))
+            DefinitionKind::Regex if patterns.is_empty() && templates.is_empty() => {
+                return Err(invalid(
+                    "a `regex` definition needs `patterns` or `templates`".into(),
+                ))
             }
             DefinitionKind::Json if def.fields.is_empty() => {
                 return Err(invalid("a `json` definition needs `fields`".into()))
@@ -144,6 +158,7 @@ impl Format {
         Ok(Format {
             def,
             file: file.to_string(),
+            templates,
             patterns,
         })
     }
@@ -154,6 +169,12 @@ impl Format {
 
     /// Fields of one line for a `regex` format; `None` when no variant matches.
     pub fn match_line<'a>(&self, line: &'a str) -> Option<Fields<'a>> {
+        for t in &self.templates {
+            if let Some(mut fields) = t.match_line(line) {
+                self.apply_constants(&mut fields);
+                return Some(fields);
+            }
+        }
         for p in &self.patterns {
             if let Some(caps) = p.regex.captures(line) {
                 let mut fields = Fields::default();

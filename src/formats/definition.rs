@@ -96,6 +96,10 @@ pub struct Definition {
     /// `regex`: variants tried in order; capture names are roles.
     #[serde(default)]
     pub patterns: Vec<String>,
+    /// `regex`: nginx `log_format` / Apache `LogFormat` templates, tried
+    /// before `patterns` as a fast path (see `template.rs`).
+    #[serde(default)]
+    pub templates: Vec<String>,
     /// `json`: role -> keys to try in order (`a.b` is a literal dotted key
     /// first, then a nested path).
     #[serde(default)]

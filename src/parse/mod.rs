@@ -25,7 +25,7 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 use std::collections::BTreeMap;
 
-use crate::event::{Event, Millis, Origin};
+use crate::event::{Event, EventSink, Millis, Origin};
 use crate::formats::{
     detect, record_mode, Catalogue, DefinitionKind, Detection, Extractor, Format, RecordMode,
 };
@@ -44,6 +44,8 @@ pub struct ParseOptions {
     pub forced: Option<usize>,
     /// `--input-tz`.
     pub input_tz: Zone,
+    /// Worker threads for large line inputs (1: parse on the calling thread).
+    pub threads: usize,
 }
 
 /// A line that was skipped, kept for diagnostics.
@@ -92,6 +94,23 @@ impl InputStats {
         }
     }
 
+    /// Fold a worker's statistics in.
+    fn merge(&mut self, o: InputStats) {
+        self.lines += o.lines;
+        self.parsed += o.parsed;
+        self.skipped += o.skipped;
+        for (k, v) in o.skipped_by_reason {
+            *self.skipped_by_reason.entry(k).or_insert(0) += v;
+        }
+        self.first_ts = [self.first_ts, o.first_ts].into_iter().flatten().min();
+        self.last_ts = [self.last_ts, o.last_ts].into_iter().flatten().max();
+        self.invalid_utf8 += o.invalid_utf8;
+        self.zoneless |= o.zoneless;
+        self.bad_lines.extend(o.bad_lines);
+        self.bad_lines.sort_by_key(|b| b.line);
+        self.bad_lines.truncate(KEEP_BAD);
+    }
+
     fn parsed_without_event(&mut self) {
         self.lines += 1;
         self.parsed += 1;
@@ -107,24 +126,28 @@ impl InputStats {
 
 /// Parse one input, pushing its events to `sink`. `index` is the input's
 /// position in the run (it goes into every [`Origin`]).
-pub fn parse_input(
+pub fn parse_input<S: EventSink>(
     input: Input,
     index: u32,
     cat: &Catalogue,
     opts: &ParseOptions,
-    sink: &mut dyn FnMut(Event),
+    sink: &mut S,
 ) -> Result<InputStats, ParseError> {
     parse_input_inspect(input, index, cat, opts, sink, None)
 }
 
+/// Bytes handed to a worker at a time: large enough that the hand-off is
+/// noise, small enough that both cores stay busy on a modest file.
+const CHUNK_BYTES: usize = 4 << 20;
+
 /// [`parse_input`], also showing `inspect` the raw fields of every record
 /// (`postmortem formats check --fields`).
-pub fn parse_input_inspect(
+pub fn parse_input_inspect<S: EventSink>(
     input: Input,
     index: u32,
     cat: &Catalogue,
     opts: &ParseOptions,
-    sink: &mut dyn FnMut(Event),
+    sink: &mut S,
     inspect: Option<record::Inspect<'_>>,
 ) -> Result<InputStats, ParseError> {
     let mut stats = InputStats {
@@ -158,6 +181,7 @@ pub fn parse_input_inspect(
     let format = &cat.formats[detection.format];
     stats.format = format.name().to_string();
     stats.score = detection.score;
+    let parallel = inspect.is_none() && opts.threads > 1;
     let mut times = Builder {
         times: timestamp::TimeParser::new(&format.def.timestamp_formats, opts.input_tz),
         inspect,
@@ -166,34 +190,25 @@ pub fn parse_input_inspect(
     let mut reader = format.extractor();
     match detection.mode {
         RecordMode::Lines => {
-            let mut handle = |n: u64, line: &str, stats: &mut InputStats| {
-                let origin = Origin {
-                    input: index,
-                    line: n,
-                };
-                if line.trim().is_empty() {
-                    stats.skip(n, "blank line", line);
-                    return;
-                }
-                match parse_line(format, &mut reader, cat, &mut times, line, origin) {
-                    // Understood, but no record in it (a CSV header): read, not skipped.
-                    Ok(events) if events.is_empty() => stats.parsed_without_event(),
-                    // A line with several records (a JSON document) counts each one.
-                    Ok(events) => {
-                        for ev in events {
-                            stats.parsed_at(ev.ts());
-                            sink(ev);
-                        }
-                    }
-                    Err(reason) => stats.skip(n, reason, line),
-                }
+            let mut cx = LineCx {
+                format,
+                cat,
+                index,
+                reader: &mut reader,
+                times: &mut times,
             };
             for (n, line) in &head {
-                handle(*n, line, &mut stats);
+                cx.line(*n, line, &mut stats, sink);
             }
-            for item in lines.by_ref() {
-                let (n, line) = item?;
-                handle(n, &line, &mut stats);
+            if parallel && cx.reader.is_none() {
+                // Stateless line formats: the rest is cut into chunks of whole
+                // lines that worker threads parse into sinks of their own.
+                parse_chunks(&mut lines, format, cat, opts, index, &mut stats, sink)?;
+            } else {
+                for item in lines.by_ref() {
+                    let (n, line) = item?;
+                    cx.line(n, &line, &mut stats, sink);
+                }
             }
         }
         RecordMode::Documents => {
@@ -209,13 +224,151 @@ pub fn parse_input_inspect(
                 &text,
                 index,
                 &mut stats,
-                sink,
+                &mut |e| sink.push(e),
             );
         }
     }
     stats.invalid_utf8 = lines.invalid_utf8;
-    stats.zoneless = times.times.saw_zoneless;
+    stats.zoneless |= times.times.saw_zoneless;
     Ok(stats)
+}
+
+/// What parsing one line needs.
+struct LineCx<'c, 'i> {
+    format: &'c Format,
+    cat: &'c Catalogue,
+    index: u32,
+    reader: &'c mut Option<Box<dyn Extractor>>,
+    times: &'c mut Builder<'i>,
+}
+
+impl LineCx<'_, '_> {
+    fn line<S: EventSink>(&mut self, n: u64, line: &str, stats: &mut InputStats, sink: &mut S) {
+        let origin = Origin {
+            input: self.index,
+            line: n,
+        };
+        if line.trim().is_empty() {
+            stats.skip(n, "blank line", line);
+            return;
+        }
+        // The hot path: one record per line, no list to allocate.
+        if self.format.def.kind == DefinitionKind::Regex {
+            let built = self
+                .format
+                .match_line(line)
+                .ok_or("does not match the format")
+                .and_then(|f| {
+                    self.times
+                        .build(self.format, &self.cat.rules, &f, None, origin)
+                });
+            match built {
+                Ok(ev) => {
+                    stats.parsed_at(ev.ts());
+                    sink.push(ev);
+                }
+                Err(reason) => stats.skip(n, reason, line),
+            }
+            return;
+        }
+        match parse_line(self.format, self.reader, self.cat, self.times, line, origin) {
+            // Understood, but no record in it (a CSV header): read, not skipped.
+            Ok(events) if events.is_empty() => stats.parsed_without_event(),
+            // A line with several records (a JSON document) counts each one.
+            Ok(events) => {
+                for ev in events {
+                    stats.parsed_at(ev.ts());
+                    sink.push(ev);
+                }
+            }
+            Err(reason) => stats.skip(n, reason, line),
+        }
+    }
+}
+
+/// Parse the rest of a line input on `opts.threads` workers. The reader
+/// (this thread) cuts chunks; each worker keeps its own sink, statistics and
+/// timestamp cache; all are joined at the end, in an order-free way.
+fn parse_chunks<S: EventSink>(
+    lines: &mut crate::read::Lines,
+    format: &Format,
+    cat: &Catalogue,
+    opts: &ParseOptions,
+    index: u32,
+    stats: &mut InputStats,
+    sink: &mut S,
+) -> Result<(), ParseError> {
+    use std::sync::{mpsc, Mutex};
+    let (tx, rx) = mpsc::sync_channel::<crate::read::Chunk>(opts.threads * 2);
+    let rx = Mutex::new(rx);
+    let forks: Vec<S> = (0..opts.threads).map(|_| sink.fork()).collect();
+    let results = std::thread::scope(|scope| {
+        let workers: Vec<_> = forks
+            .into_iter()
+            .map(|mut part| {
+                let rx = &rx;
+                scope.spawn(move || {
+                    let mut st = InputStats::default();
+                    let mut reader = None;
+                    let mut times = Builder {
+                        times: timestamp::TimeParser::new(
+                            &format.def.timestamp_formats,
+                            opts.input_tz,
+                        ),
+                        inspect: None,
+                    };
+                    let mut cx = LineCx {
+                        format,
+                        cat,
+                        index,
+                        reader: &mut reader,
+                        times: &mut times,
+                    };
+                    loop {
+                        // The lock is held only to take the next chunk.
+                        let next = rx.lock().map(|r| r.recv());
+                        let Ok(Ok(chunk)) = next else { break };
+                        for (n, line, bad) in chunk.lines() {
+                            st.invalid_utf8 += u64::from(bad);
+                            cx.line(n, &line, &mut st, &mut part);
+                        }
+                    }
+                    st.zoneless = cx.times.times.saw_zoneless;
+                    (part, st)
+                })
+            })
+            .collect();
+        let mut read_result = Ok(());
+        loop {
+            match lines.next_chunk(CHUNK_BYTES) {
+                Ok(Some(chunk)) => {
+                    if tx.send(chunk).is_err() {
+                        break;
+                    }
+                }
+                Ok(None) => break,
+                Err(e) => {
+                    read_result = Err(e);
+                    break;
+                }
+            }
+        }
+        drop(tx);
+        let parts: Vec<_> = workers.into_iter().filter_map(|w| w.join().ok()).collect();
+        (read_result, parts)
+    });
+    let (read_result, parts) = results;
+    if parts.len() != opts.threads {
+        return Err(ParseError::Worker {
+            path: stats.path.clone(),
+        });
+    }
+    for (part, st) in parts {
+        sink.join(part);
+        stats.merge(st);
+    }
+    read_result?;
+    Ok(())
 }
 
 /// One line of a line-oriented input -> its events (a JSON line may be a
@@ -430,10 +583,8 @@ mod tests {
         let input = Input::from_reader("t".into(), Box::new(Cursor::new(text.as_bytes().to_vec())))
             .expect("input");
         let mut events = Vec::new();
-        let stats = parse_input(input, 0, &cat, &ParseOptions::default(), &mut |e| {
-            events.push(e)
-        })
-        .expect("parse");
+        let stats =
+            parse_input(input, 0, &cat, &ParseOptions::default(), &mut events).expect("parse");
         (stats, events)
     }
 
@@ -483,8 +634,14 @@ mod tests {
             Box::new(Cursor::new(b"%%% nothing like a log\n".to_vec())),
         )
         .expect("input");
-        let err = parse_input(input, 0, &cat, &ParseOptions::default(), &mut |_| {})
-            .expect_err("unknown");
+        let err = parse_input(
+            input,
+            0,
+            &cat,
+            &ParseOptions::default(),
+            &mut crate::event::Discard,
+        )
+        .expect_err("unknown");
         assert!(matches!(err, ParseError::UnknownFormat { .. }));
     }
 }
