@@ -29,7 +29,7 @@ use intern::Interner;
 
 /// Distinct (tenant, path) pairs remembered for retry detection; past this
 /// new pairs are not tracked and the report says so.
-pub const MAX_TRACKED_PATHS: usize = 1_000_000;
+pub const MAX_TRACKED_PATHS: usize = 250_000;
 
 /// A dimension requests are split by.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
