@@ -29,6 +29,13 @@ pub enum Command {
     Tenants(AnalyzeArgs),
     /// List the known formats, or check which format inputs are in.
     Formats(FormatsArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff), generated from these same definitions.
+    Man,
 }
 
 #[derive(Debug, Args)]
