@@ -8,7 +8,7 @@ fn completions_and_man_page_come_from_the_same_definitions() {
         let (code, out, err) = run(&["completions", shell]);
         assert_eq!(code, 0, "{err}");
         assert!(
-            out.contains("analyze") && out.contains("--tenant-from"),
+            out.contains("analyze") && out.contains("tenant-from"),
             "{shell}"
         );
     }
