@@ -198,7 +198,14 @@ pub fn build(
             failed += u64::from(c.failed);
         }
     }
-    let mut instances: BTreeSet<String> = a.instances_with_failures.iter().cloned().collect();
+    // One entry per server: an address the orchestrator's probes tie to a pod
+    // is shown as that pod.
+    let pods_by_addr = &a.history.aliases;
+    let mut instances: BTreeSet<String> = a
+        .instances_with_failures
+        .iter()
+        .map(|i| pods_by_addr.get(i).cloned().unwrap_or_else(|| i.clone()))
+        .collect();
     if inc.is_some() {
         if let Some(w) = window {
             for r in &a.history.restarts {
