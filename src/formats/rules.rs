@@ -196,13 +196,12 @@ impl Rules {
         if self.health_routes.contains(route) {
             return true;
         }
-        match user_agent {
-            Some(ua) => {
-                let ua = ua.to_ascii_lowercase();
-                self.probe_agents.iter().any(|p| ua.starts_with(p.as_str()))
-            }
-            None => false,
-        }
+        // Case-insensitive prefix compare without lowercasing a copy per request.
+        user_agent.is_some_and(|ua| {
+            self.probe_agents
+                .iter()
+                .any(|p| ua.len() >= p.len() && ua.as_bytes()[..p.len()].eq_ignore_ascii_case(p.as_bytes()))
+        })
     }
 
     pub fn infra_kind(&self, reason: &str, message: &str) -> InfraKind {

@@ -276,6 +276,8 @@ fn integration(
                 .find_map(|k| lookup(rec, k).and_then(scalar))
         })
         .or_else(|| {
+            // Most paths have no query: skip the parameter search then.
+            memchr::memchr(b'?', path.as_bytes())?;
             rules
                 .api_key_params
                 .iter()
