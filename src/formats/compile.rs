@@ -150,7 +150,9 @@ impl Format {
                     "a `regex` definition needs `patterns` or `templates`".into(),
                 ))
             }
-            DefinitionKind::Json if def.fields.is_empty() => {
+            DefinitionKind::Json | DefinitionKind::Envelope
+                if def.fields.is_empty() && patterns.is_empty() =>
+            {
                 return Err(invalid("a `json` definition needs `fields`".into()))
             }
             _ => {}
@@ -161,6 +163,12 @@ impl Format {
             templates,
             patterns,
         })
+    }
+
+    /// Whether records are cut from text (templates or patterns) rather
+    /// than read from JSON.
+    pub fn is_text(&self) -> bool {
+        !self.templates.is_empty() || !self.patterns.is_empty()
     }
 
     pub fn name(&self) -> &str {
@@ -191,11 +199,14 @@ impl Format {
     }
 
     /// Fields of one JSON record for a `json` format; `None` when a required
-    /// key is missing.
+    /// key is missing or an excluded one is present.
     pub fn match_json<'a>(&self, record: &'a Value) -> Option<Fields<'a>> {
         record.as_object()?;
         for key in &self.def.require {
             lookup(record, key)?;
+        }
+        if self.def.exclude.iter().any(|k| lookup(record, k).is_some()) {
+            return None;
         }
         let mut fields = Fields::default();
         for (role, keys) in &self.def.fields {
@@ -239,10 +250,16 @@ impl Format {
             let json;
             let fields = match self.def.kind {
                 DefinitionKind::Regex => self.match_line(&sample.line),
-                DefinitionKind::Json => {
+                DefinitionKind::Envelope if self.is_text() => self.match_line(&sample.line),
+                DefinitionKind::Json | DefinitionKind::Envelope => {
                     json = serde_json::from_str::<Value>(&sample.line)
                         .map_err(|e| fail(format!("is not JSON: {e}")))?;
-                    self.match_json(&json)
+                    // A sample of an enveloped document is checked on its first record.
+                    let record = match self.def.envelope.as_deref().and_then(|e| lookup(&json, e)) {
+                        Some(Value::Array(items)) => items.first().unwrap_or(&json),
+                        _ => &json,
+                    };
+                    self.match_json(record)
                 }
                 _ => {
                     let x = reader

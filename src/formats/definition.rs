@@ -18,6 +18,12 @@ pub enum DefinitionKind {
     Json,
     /// A Prometheus HTTP API `query_range`/`query` response (code: `parse/prometheus.rs`).
     PrometheusMatrix,
+    /// A platform's wrapper around log lines (Docker json-file, CRI,
+    /// `kubectl logs --timestamps`, Loki, CloudWatch Logs): `patterns` or
+    /// `fields` give `ts`, the inner line as `message`, labels as
+    /// `instance`, and CRI's `partial` tag; the inner line is detected and
+    /// parsed like any other input (`parse/envelope.rs`).
+    Envelope,
 }
 
 impl DefinitionKind {
@@ -26,6 +32,7 @@ impl DefinitionKind {
             DefinitionKind::Regex => "regex",
             DefinitionKind::Json => "json",
             DefinitionKind::PrometheusMatrix => "prometheus_matrix",
+            DefinitionKind::Envelope => "envelope",
         }
     }
 }
@@ -107,6 +114,10 @@ pub struct Definition {
     /// `json`: keys that must all be present for a record to be this format.
     #[serde(default)]
     pub require: Vec<String>,
+    /// `json`: keys whose presence means a record is not this format (how a
+    /// generic format leaves an access log's records to its own definition).
+    #[serde(default)]
+    pub exclude: Vec<String>,
     /// `json`: a key holding an array of records (`items` of a Kubernetes List).
     #[serde(default)]
     pub envelope: Option<String>,

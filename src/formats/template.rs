@@ -224,6 +224,8 @@ fn plausible(role: Role, v: &str) -> bool {
             v == "-" || (!v.is_empty() && v.bytes().all(|b| b.is_ascii_digit() || b == b'.'))
         }
         Role::Ts => !v.is_empty() && v.bytes().any(|b| b.is_ascii_digit()),
+        // An address or a user name is one word: a space means a prefix the template lacks.
+        Role::Client | Role::User => !v.is_empty() && !v.contains(' '),
         // Lists (`a, b`, `a : b`) are fine; a bare space means the cut went wrong.
         Role::Instance => v
             .match_indices(' ')

@@ -183,6 +183,10 @@ pub fn check_json(stats: &[crate::parse::InputStats]) -> String {
             "skipped": s.skipped,
             "skipped_by_reason": s.skipped_by_reason,
         });
+        let mut v = v;
+        if let Some(inner) = &s.inner_format {
+            v["inner_format"] = serde_json::Value::String(inner.clone());
+        }
         out.push_str(&v.to_string());
         out.push('\n');
     }

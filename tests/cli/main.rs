@@ -4,5 +4,6 @@
 mod bad_input;
 mod commands;
 mod corpus;
+mod envelopes;
 mod fixture;
 mod samples;

@@ -43,7 +43,7 @@ pub trait Extractor: Send {
 /// (`regex`, `json`), which the format reads itself.
 pub fn extractor(def: &Definition) -> Option<Box<dyn Extractor>> {
     match def.kind {
-        DefinitionKind::Regex | DefinitionKind::Json => None,
+        DefinitionKind::Regex | DefinitionKind::Json | DefinitionKind::Envelope => None,
         DefinitionKind::PrometheusMatrix => Some(Box::new(prometheus::Matrix)),
     }
 }
