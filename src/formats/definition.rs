@@ -118,6 +118,10 @@ pub struct Definition {
     /// generic format leaves an access log's records to its own definition).
     #[serde(default)]
     pub exclude: Vec<String>,
+    /// Line kinds: a line starting with one of these continues the record
+    /// before it (Java stack frames, PostgreSQL's tab-indented DETAIL lines).
+    #[serde(default)]
+    pub continuation_prefixes: Vec<String>,
     /// `json`: a key holding an array of records (`items` of a Kubernetes List).
     #[serde(default)]
     pub envelope: Option<String>,

@@ -214,6 +214,7 @@ pub fn parse_input_inspect<S: EventSink>(
                 index,
                 reader: &mut reader,
                 times: &mut times,
+                last: None,
             };
             for (n, line) in &head {
                 cx.line(*n, line, &mut stats, sink);
@@ -258,6 +259,8 @@ struct LineCx<'c, 'i> {
     index: u32,
     reader: &'c mut Option<Box<dyn Extractor>>,
     times: &'c mut Builder<'i>,
+    /// Time and instance of the last log record, for its continuation lines.
+    last: Option<(Millis, Option<String>, Origin)>,
 }
 
 impl LineCx<'_, '_> {
@@ -268,6 +271,10 @@ impl LineCx<'_, '_> {
         };
         if line.trim().is_empty() {
             stats.skip(n, "blank line", line);
+            return;
+        }
+        if self.continues(line) {
+            self.continuation(line, n, stats, sink);
             return;
         }
         // The hot path: one record per line, no list to allocate.
@@ -282,6 +289,7 @@ impl LineCx<'_, '_> {
                 });
             match built {
                 Ok(ev) => {
+                    self.remember(&ev);
                     stats.parsed_at(ev.ts());
                     sink.push(ev);
                 }
@@ -295,11 +303,63 @@ impl LineCx<'_, '_> {
             // A line with several records (a JSON document) counts each one.
             Ok(events) => {
                 for ev in events {
+                    self.remember(&ev);
                     stats.parsed_at(ev.ts());
                     sink.push(ev);
                 }
             }
             Err(reason) => stats.skip(n, reason, line),
+        }
+    }
+
+    fn remember(&mut self, ev: &Event) {
+        if let Event::Log(l) = ev {
+            self.last = Some((l.ts, l.instance.clone(), l.origin));
+        }
+    }
+
+    /// A line that continues the last log record (and does not parse on its own).
+    fn continues(&self, line: &str) -> bool {
+        self.last.is_some()
+            && self
+                .format
+                .def
+                .continuation_prefixes
+                .iter()
+                .any(|p| line.starts_with(p.as_str()))
+            && self.format.match_line(line).is_none()
+    }
+
+    /// A continuation line belongs to the record above it. It is read, and if
+    /// it says something (a `Caused by: ... pool ...` deep in a trace) it
+    /// becomes a log record at that record's time.
+    fn continuation<S: EventSink>(
+        &mut self,
+        line: &str,
+        n: u64,
+        stats: &mut InputStats,
+        sink: &mut S,
+    ) {
+        let Some((ts, instance, _)) = self.last.clone() else {
+            return;
+        };
+        match self.cat.rules.signal_of(line) {
+            Some(signal) => {
+                stats.parsed_at(ts);
+                sink.push(Event::Log(crate::event::LogRecord {
+                    ts,
+                    origin: Origin {
+                        input: self.index,
+                        line: n,
+                    },
+                    level: crate::event::Level::Error,
+                    message: line.trim().to_string(),
+                    instance,
+                    tenant: None,
+                    signal: Some(signal),
+                }));
+            }
+            None => stats.parsed_without_event(),
         }
     }
 }
@@ -341,6 +401,7 @@ fn parse_chunks<S: EventSink>(
                         index,
                         reader: &mut reader,
                         times: &mut times,
+                        last: None,
                     };
                     loop {
                         // The lock is held only to take the next chunk.
@@ -358,7 +419,7 @@ fn parse_chunks<S: EventSink>(
             .collect();
         let mut read_result = Ok(());
         loop {
-            match lines.next_chunk(CHUNK_BYTES) {
+            match lines.next_chunk(CHUNK_BYTES, &format.def.continuation_prefixes) {
                 Ok(Some(chunk)) => {
                     if tx.send(chunk).is_err() {
                         break;
@@ -646,6 +707,47 @@ mod tests {
         assert_eq!(stats.lines, stats.parsed + stats.skipped);
         assert_eq!(stats.skipped_by_reason.get("blank line"), Some(&1));
         assert_eq!(events.len(), 2);
+    }
+
+    /// A Java stack trace under its log line is one record; a `Caused by`
+    /// that names pool exhaustion deep in it is still seen.
+    #[test]
+    fn continuation_lines_belong_to_the_record_above() {
+        let def = r#"{"name": "plain_test", "description": "t", "kind": "regex", "produces": "log",
+            "patterns": ["^(?P<ts>\\S+ \\S+) (?P<level>[A-Z]+) (?P<message>.*)$"],
+            "continuation_prefixes": ["\t", " ", "Caused by:"], "samples": []}"#;
+        let mut cat = Catalogue::builtin().expect("catalogue");
+        cat.formats
+            .push(crate::formats::load_definition("t.json", def).expect("definition"));
+        let forced = Some(cat.formats.len() - 1);
+        let text = "2026-10-01 07:58:06.113 ERROR request failed\n\
+                    \tat com.example.Api.handle(Api.java:42)\n\
+                    Caused by: java.sql.SQLTransientConnectionException: HikariPool-1 - Connection is not available, request timed out after 30000ms.\n\
+                    \t... 12 more\n\
+                    2026-10-01 07:58:07.000 INFO next\n";
+        let input = Input::from_reader("t".into(), Box::new(Cursor::new(text.as_bytes().to_vec())))
+            .expect("input");
+        let mut events: Vec<Event> = Vec::new();
+        let opts = ParseOptions {
+            forced,
+            ..ParseOptions::default()
+        };
+        let stats = parse_input(input, 0, &cat, &opts, &mut events).expect("parse");
+        assert_eq!((stats.lines, stats.parsed, stats.skipped), (5, 5, 0));
+        let signals: Vec<_> = events
+            .iter()
+            .filter_map(|e| match e {
+                Event::Log(l) => l.signal.map(|s| (s, l.origin.line, l.ts)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(signals.len(), 1);
+        assert_eq!(signals[0].1, 3, "the Caused by line");
+        assert_eq!(
+            signals[0].2,
+            events[0].ts(),
+            "at the time of the record it continues"
+        );
     }
 
     #[test]

@@ -83,7 +83,13 @@ impl Chunk {
 
 impl Lines {
     /// The next run of about `target` bytes of whole lines, or `None` at the end.
-    pub fn next_chunk(&mut self, target: usize) -> Result<Option<Chunk>, ReadError> {
+    /// Lines that start with one of `continuations` stay in the chunk of the
+    /// record they continue (a stack trace under its log line).
+    pub fn next_chunk(
+        &mut self,
+        target: usize,
+        continuations: &[String],
+    ) -> Result<Option<Chunk>, ReadError> {
         let mut data = Vec::with_capacity(target + 4096);
         let io = |e: std::io::Error| ReadError::Io {
             path: self.name.clone(),
@@ -105,6 +111,13 @@ impl Lines {
             }
             data.extend_from_slice(&buf[..take]);
             self.reader.consume(take);
+        }
+        while !continuations.is_empty() && data.last() == Some(&b'\n') {
+            let buf = self.reader.fill_buf().map_err(io)?;
+            if !continuations.iter().any(|c| buf.starts_with(c.as_bytes())) {
+                break;
+            }
+            self.reader.read_until(b'\n', &mut data).map_err(io)?;
         }
         if data.is_empty() {
             return Ok(None);
@@ -169,7 +182,7 @@ mod tests {
         let first = lines.next().expect("one").expect("ok");
         assert_eq!(first, (1, "line 1".to_string()));
         let mut seen = vec![1u64];
-        while let Some(c) = lines.next_chunk(100).expect("chunk") {
+        while let Some(c) = lines.next_chunk(100, &[]).expect("chunk") {
             for (n, l, bad) in c.lines() {
                 assert!(!bad);
                 assert_eq!(l, format!("line {n}"));
@@ -177,6 +190,21 @@ mod tests {
             }
         }
         assert_eq!(seen, (1..=1000).collect::<Vec<u64>>());
+    }
+
+    #[test]
+    fn continuation_lines_stay_with_their_record() {
+        let text: String = (1..=200)
+            .map(|i| format!("record {i}\n\tat frame {i}\n"))
+            .collect();
+        let mut lines = Lines::new("t".into(), Box::new(Cursor::new(text.into_bytes())));
+        while let Some(c) = lines.next_chunk(50, &["\t".to_string()]).expect("chunk") {
+            let first = c.lines().next().expect("a line").1.into_owned();
+            assert!(
+                first.starts_with("record"),
+                "a chunk starts inside a record: {first}"
+            );
+        }
     }
 
     #[test]
