@@ -216,6 +216,15 @@ impl Format {
                         fields.set(*role, text);
                         break;
                     }
+                    // An envelope's structured payload (GCP `jsonPayload`) is
+                    // handed on as a JSON line for the inner detection.
+                    if *role == Role::Message
+                        && self.def.kind == DefinitionKind::Envelope
+                        && v.is_object()
+                    {
+                        fields.set(*role, Cow::Owned(v.to_string()));
+                        break;
+                    }
                 }
             }
         }

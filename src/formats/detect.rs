@@ -93,7 +93,7 @@ pub fn score(
 fn json_record_matches(cat: &Catalogue, index: usize, v: &Value) -> bool {
     let f = &cat.formats[index];
     if let Some(env) = &f.def.envelope {
-        if let Some(items) = v.get(env).and_then(Value::as_array) {
+        if let Some(items) = super::compile::lookup(v, env).and_then(Value::as_array) {
             return items
                 .first()
                 .is_some_and(|i| f.match_json(i).is_some_and(|fl| fl.has(Role::Ts)));

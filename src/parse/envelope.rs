@@ -180,26 +180,30 @@ pub(super) fn parse<S: EventSink>(
             text.push('\n');
             text.push_str(&lines.rest_to_string()?);
             let idx = super::LineIndex::new(&text);
+            let mut docs: Vec<&RawValue> = Vec::new();
             let mut stream = serde_json::Deserializer::from_str(&text).into_iter::<&RawValue>();
             loop {
-                let raw = match stream.next() {
+                match stream.next() {
                     None => break,
-                    Some(Ok(raw)) => raw,
+                    Some(Ok(raw)) => docs.push(raw),
                     Some(Err(e)) => {
-                        stats.skip(e.line() as u64, "invalid JSON document", "");
+                        // A pasted array cut short (no closing bracket) still holds whole records.
+                        match array_elements(&text) {
+                            Some(elements) if docs.is_empty() && !elements.is_empty() => {
+                                docs = elements
+                            }
+                            _ => stats.skip(e.line() as u64, "invalid JSON document", ""),
+                        }
                         break;
                     }
+                }
+            }
+            for raw in docs {
+                let items: Vec<&RawValue> = match format.def.envelope.as_deref() {
+                    Some(env) => raw_path(raw, env).unwrap_or_else(|| vec![raw]),
+                    // A document that is an array (`gcloud logging read --format=json`) is its records.
+                    None => serde_json::from_str(raw.get()).unwrap_or_else(|_| vec![raw]),
                 };
-                let items: Vec<&RawValue> = format
-                    .def
-                    .envelope
-                    .as_deref()
-                    .and_then(|env| {
-                        let top: BTreeMap<&str, &RawValue> =
-                            serde_json::from_str(raw.get()).ok()?;
-                        serde_json::from_str(top.get(env)?.get()).ok()
-                    })
-                    .unwrap_or_else(|| vec![raw]);
                 for item in items {
                     let origin = Origin {
                         input: index,
@@ -222,6 +226,41 @@ pub(super) fn parse<S: EventSink>(
     }
     parser.flush(stats, sink);
     Ok(())
+}
+
+/// The elements of a top-level array read one by one, so that an array
+/// that was cut short still gives the records it holds.
+fn array_elements(text: &str) -> Option<Vec<&RawValue>> {
+    let mut pos = text.find('[')? + 1;
+    let mut out = Vec::new();
+    loop {
+        pos += text[pos..]
+            .find(|c: char| !c.is_whitespace() && c != ',')
+            .unwrap_or(text.len() - pos);
+        if pos >= text.len() || text[pos..].starts_with(']') {
+            break;
+        }
+        let mut one = serde_json::Deserializer::from_str(&text[pos..]).into_iter::<&RawValue>();
+        match one.next() {
+            Some(Ok(raw)) => {
+                out.push(raw);
+                pos += one.byte_offset();
+            }
+            _ => break,
+        }
+    }
+    Some(out)
+}
+
+/// The array at a dotted path (`hits.hits`) inside a raw document, each
+/// element still raw so that it keeps its place (and line) in the text.
+fn raw_path<'a>(raw: &'a RawValue, path: &str) -> Option<Vec<&'a RawValue>> {
+    let mut cur = raw;
+    for part in path.split('.') {
+        let obj: BTreeMap<&str, &RawValue> = serde_json::from_str(cur.get()).ok()?;
+        cur = obj.get(part)?;
+    }
+    serde_json::from_str(cur.get()).ok()
 }
 
 /// Detects the inner format on the first records, then parses them all.
