@@ -18,6 +18,12 @@ pub enum DefinitionKind {
     Json,
     /// A Prometheus HTTP API `query_range`/`query` response (code: `kinds/prometheus.rs`).
     PrometheusMatrix,
+    /// A platform's wrapper around log lines (Docker json-file, CRI,
+    /// `kubectl logs --timestamps`, Loki, CloudWatch Logs): `patterns` or
+    /// `fields` give `ts`, the inner line as `message`, labels as
+    /// `instance`, and CRI's `partial` tag; the inner line is detected and
+    /// parsed like any other input (`parse/envelope.rs`).
+    Envelope,
     /// Code kinds, one module each under `kinds/`; `fields` is used by `logfmt` only.
     PrometheusText,
     Logfmt,
@@ -39,6 +45,7 @@ impl DefinitionKind {
             DefinitionKind::Regex => "regex",
             DefinitionKind::Json => "json",
             DefinitionKind::PrometheusMatrix => "prometheus_matrix",
+            DefinitionKind::Envelope => "envelope",
             DefinitionKind::PrometheusText => "prometheus_text",
             DefinitionKind::Logfmt => "logfmt",
             DefinitionKind::HerokuMetrics => "heroku_metrics",
@@ -121,6 +128,10 @@ pub struct Definition {
     /// `regex`: variants tried in order; capture names are roles.
     #[serde(default)]
     pub patterns: Vec<String>,
+    /// `regex`: nginx `log_format` / Apache `LogFormat` templates, tried
+    /// before `patterns` as a fast path (see `template.rs`).
+    #[serde(default)]
+    pub templates: Vec<String>,
     /// `json`: role -> keys to try in order (`a.b` is a literal dotted key
     /// first, then a nested path).
     #[serde(default)]
@@ -128,6 +139,14 @@ pub struct Definition {
     /// `json`: keys that must all be present for a record to be this format.
     #[serde(default)]
     pub require: Vec<String>,
+    /// `json`: keys whose presence means a record is not this format (how a
+    /// generic format leaves an access log's records to its own definition).
+    #[serde(default)]
+    pub exclude: Vec<String>,
+    /// Line kinds: a line starting with one of these continues the record
+    /// before it (Java stack frames, PostgreSQL's tab-indented DETAIL lines).
+    #[serde(default)]
+    pub continuation_prefixes: Vec<String>,
     /// `json`: a key holding an array of records (`items` of a Kubernetes List).
     #[serde(default)]
     pub envelope: Option<String>,

@@ -65,7 +65,10 @@ pub fn score(
         total += 1;
         let ok = match f.def.kind {
             DefinitionKind::Regex => f.match_line(line).is_some_and(|fl| fl.has(Role::Ts)),
-            DefinitionKind::Json => value
+            DefinitionKind::Envelope if f.is_text() => {
+                f.match_line(line).is_some_and(|fl| fl.has(Role::Message))
+            }
+            DefinitionKind::Json | DefinitionKind::Envelope => value
                 .as_ref()
                 .is_some_and(|v| json_record_matches(cat, index, v)),
             _ => match reader.as_mut() {
@@ -90,7 +93,7 @@ pub fn score(
 fn json_record_matches(cat: &Catalogue, index: usize, v: &Value) -> bool {
     let f = &cat.formats[index];
     if let Some(env) = &f.def.envelope {
-        if let Some(items) = v.get(env).and_then(Value::as_array) {
+        if let Some(items) = super::compile::lookup(v, env).and_then(Value::as_array) {
             return items
                 .first()
                 .is_some_and(|i| f.match_json(i).is_some_and(|fl| fl.has(Role::Ts)));
@@ -110,7 +113,8 @@ fn document_score(cat: &Catalogue, index: usize, head: &[String]) -> f64 {
     };
     match f.def.kind {
         DefinitionKind::Regex => 0.0,
-        DefinitionKind::Json => {
+        DefinitionKind::Envelope if f.is_text() => 0.0,
+        DefinitionKind::Json | DefinitionKind::Envelope => {
             if f.def.require.is_empty() {
                 return 0.0;
             }

@@ -79,7 +79,7 @@ pub trait Extractor: Send {
 /// (`regex`, `json`), which the format reads itself.
 pub fn extractor(def: &Definition) -> Option<Box<dyn Extractor>> {
     Some(match def.kind {
-        DefinitionKind::Regex | DefinitionKind::Json => return None,
+        DefinitionKind::Regex | DefinitionKind::Json | DefinitionKind::Envelope => return None,
         DefinitionKind::PrometheusMatrix => Box::new(prometheus::Matrix),
         DefinitionKind::PrometheusText => Box::<prometheus_text::Text>::default(),
         DefinitionKind::Logfmt => Box::new(logfmt::Logfmt::new(def)),
