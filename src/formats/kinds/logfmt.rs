@@ -111,14 +111,16 @@ fn pairs(line: &str) -> Result<Map<String, Value>, Skip> {
     Ok(map)
 }
 
-/// `level`, `sample#memory_total`, `@timestamp`, `http.status`, `err-code`.
+/// `level`, `sample#memory_total`, `@timestamp`, `http.status`, `err-code`,
+/// `k8s:pod`.
 fn is_key(k: &str) -> bool {
     let mut chars = k.chars();
     chars
         .next()
         .is_some_and(|c| c.is_ascii_alphabetic() || c == '_' || c == '@')
-        && chars
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-' | '#' | '@' | '/'))
+        && chars.all(|c| {
+            c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-' | '#' | '@' | '/' | ':')
+        })
 }
 
 fn is_bare_key(k: &str) -> bool {
