@@ -19,7 +19,7 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 use std::collections::BTreeMap;
 
-use super::record::{self, Builder};
+use super::record::{self, Builder, Inspect};
 use super::timestamp::TimeParser;
 use super::{json_records, InputStats, ParseError, ParseOptions};
 use crate::event::{Event, EventSink, Level, LogRecord, Origin};
@@ -40,15 +40,21 @@ struct Wrapped {
 }
 
 /// Unwraps records and joins CRI partial lines.
-struct Unwrapper<'f> {
+struct Unwrapper<'f, 'i> {
     format: &'f Format,
     pending: Option<Wrapped>,
+    /// `formats check --fields`: the envelope's own fields of every record,
+    /// so that what a definition reads can be checked without the inner format.
+    inspect: Option<Inspect<'i>>,
 }
 
-impl Unwrapper<'_> {
+impl Unwrapper<'_, '_> {
     /// Fields of one envelope record -> a finished record, or `None` while
     /// a partial line waits for its end.
     fn push(&mut self, f: &Fields<'_>, origin: Origin) -> Option<Wrapped> {
+        if let Some(show) = self.inspect.as_mut() {
+            show(origin, f);
+        }
         let mut inner = f.get(Role::Message).unwrap_or("").to_string();
         // Docker keeps the line's newline inside the record.
         while inner.ends_with(['\n', '\r']) {
@@ -107,10 +113,12 @@ pub(super) fn parse<S: EventSink>(
     index: u32,
     stats: &mut InputStats,
     sink: &mut S,
+    inspect: Option<Inspect<'_>>,
 ) -> Result<(), ParseError> {
     let mut un = Unwrapper {
         format,
         pending: None,
+        inspect,
     };
     let mut parser = InnerParser {
         cat,

@@ -215,6 +215,7 @@ pub fn parse_input_inspect<S: EventSink>(
             index,
             &mut stats,
             sink,
+            times.inspect.take(),
         )?;
         stats.invalid_utf8 = lines.invalid_utf8;
         return Ok(stats);

@@ -77,3 +77,24 @@ fn inner_lines_no_format_reads_stay_log_records_with_the_envelope_time() {
     assert_eq!(r["inputs"][0]["parsed"], 20);
     assert_eq!(r["inputs"][0]["first_ts"], "2026-10-01T08:00:00Z");
 }
+
+/// `formats check --fields` shows what the envelope definition reads from
+/// each record (time, inner line, labels), as it does for other formats.
+#[test]
+fn fields_of_envelope_records_are_shown() {
+    let lines = vec![
+        serde_json::json!({"log": "pool timeout\n", "stream": "stderr", "time": "2026-10-01T07:58:06.113Z"}).to_string(),
+        serde_json::json!({"log": "recovered\n", "stream": "stdout", "time": "2026-10-01T07:59:00.000Z"}).to_string(),
+    ];
+    let path = write("fields-docker.log", &lines);
+    let (code, out, err) = run(&["formats", "check", "--fields", &path]);
+    assert_eq!(code, 0, "{err}");
+    let recs: Vec<Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("fields line"))
+        .collect();
+    assert_eq!(recs.len(), 2, "{out}");
+    assert_eq!(recs[0]["line"], 1);
+    assert_eq!(recs[0]["fields"]["ts"], "2026-10-01T07:58:06.113Z");
+    assert_eq!(recs[1]["fields"]["message"], "recovered\n");
+}
