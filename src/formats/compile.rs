@@ -271,6 +271,11 @@ impl Format {
 /// `json` kind and kinds that build a JSON-like record, such as `logfmt`);
 /// `None` when a required key is missing or an excluded one is present.
 pub fn map_json<'a>(def: &Definition, record: &'a Value) -> Option<Fields<'a>> {
+    // CloudWatch Logs Insights writes a row as `[{"field": k, "value": v}, ..]`:
+    // read it as the object `{k: v, ..}` it describes.
+    if let Some(object) = pairs_object(record) {
+        return map_json(def, &object).map(Fields::into_owned);
+    }
     record.as_object()?;
     for key in &def.require {
         lookup(record, key)?;
@@ -297,6 +302,19 @@ pub fn map_json<'a>(def: &Definition, record: &'a Value) -> Option<Fields<'a>> {
     }
     apply_constants(def, &mut fields);
     Some(fields)
+}
+
+/// A non-empty array whose elements are all `{"field": name, "value": v}`
+/// -> the object `{name: v, ..}`; anything else -> `None`.
+fn pairs_object(record: &Value) -> Option<Value> {
+    let items = record.as_array().filter(|a| !a.is_empty())?;
+    let mut object = serde_json::Map::new();
+    for item in items {
+        let name = item.get("field")?.as_str()?;
+        let value = item.get("value")?;
+        object.insert(name.to_string(), value.clone());
+    }
+    Some(Value::Object(object))
 }
 
 fn apply_constants(def: &Definition, fields: &mut Fields<'_>) {
@@ -328,5 +346,34 @@ fn scalar_text(v: &Value) -> Option<Cow<'_, str>> {
         Value::Number(n) => Some(Cow::Owned(n.to_string())),
         Value::Bool(b) => Some(Cow::Owned(b.to_string())),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::formats::Catalogue;
+
+    #[test]
+    fn a_row_of_field_value_pairs_is_read_as_an_object() {
+        let row = serde_json::json!([
+            {"field": "@timestamp", "value": "2026-10-01 07:58:06.113"},
+            {"field": "@message", "value": "ERROR pool timeout"}
+        ]);
+        let obj = pairs_object(&row).expect("pairs");
+        assert_eq!(obj["@message"], "ERROR pool timeout");
+        assert!(pairs_object(&serde_json::json!([])).is_none());
+        assert!(pairs_object(&serde_json::json!([{"field": "a"}])).is_none());
+        assert!(pairs_object(&serde_json::json!([1, 2])).is_none());
+
+        let cat = Catalogue::builtin().expect("catalogue");
+        let f = cat
+            .formats
+            .iter()
+            .find(|f| f.name() == "cloudwatch_insights")
+            .expect("cloudwatch_insights");
+        let fields = f.match_json(&row).expect("fields");
+        assert_eq!(fields.get(Role::Ts), Some("2026-10-01 07:58:06.113"));
+        assert_eq!(fields.get(Role::Message), Some("ERROR pool timeout"));
     }
 }
