@@ -235,7 +235,9 @@ impl Format {
                         Some(Value::Array(items)) => items.first().unwrap_or(&json),
                         _ => &json,
                     };
-                    self.match_json(record)
+                    envelope_records(record)
+                        .first()
+                        .and_then(|r| self.match_json(r).map(Fields::into_owned))
                 }
                 _ => {
                     let x = reader
@@ -335,9 +337,33 @@ pub fn lookup<'a>(record: &'a Value, key: &str) -> Option<&'a Value> {
     }
     let mut cur = record;
     for part in key.split('.') {
-        cur = cur.get(part)?;
+        cur = match cur {
+            // A number indexes an array (`values.0`: a Loki value's time).
+            Value::Array(items) => items.get(part.parse::<usize>().ok()?)?,
+            _ => cur.get(part)?,
+        };
     }
     Some(cur)
+}
+
+/// The records an envelope item stands for. A Loki `query_range` stream
+/// (`{"stream": {labels}, "values": [[ns, line], ..]}`) holds many: one
+/// per value, each the stream with `values` replaced by that one value.
+/// Any other item is its own record.
+pub fn envelope_records(item: &Value) -> Vec<Cow<'_, Value>> {
+    let stream = item.get("stream").filter(|s| s.is_object());
+    let values = item.get("values").and_then(Value::as_array);
+    match (stream, values) {
+        (Some(_), Some(values)) if values.iter().all(Value::is_array) => values
+            .iter()
+            .map(|v| {
+                let mut one = item.clone();
+                one["values"] = v.clone();
+                Cow::Owned(one)
+            })
+            .collect(),
+        _ => vec![Cow::Borrowed(item)],
+    }
 }
 
 fn scalar_text(v: &Value) -> Option<Cow<'_, str>> {
@@ -375,5 +401,18 @@ mod tests {
         let fields = f.match_json(&row).expect("fields");
         assert_eq!(fields.get(Role::Ts), Some("2026-10-01 07:58:06.113"));
         assert_eq!(fields.get(Role::Message), Some("ERROR pool timeout"));
+    }
+
+    #[test]
+    fn a_loki_stream_is_one_record_per_value_and_paths_index_arrays() {
+        let stream = serde_json::json!({"stream": {"pod": "api-1"}, "values": [["1790841486113000000", "a"], ["1790841487000000000", "b"]]});
+        let recs = envelope_records(&stream);
+        assert_eq!(recs.len(), 2);
+        assert_eq!(lookup(&recs[1], "values.1"), Some(&Value::from("b")));
+        assert_eq!(lookup(&recs[0], "stream.pod"), Some(&Value::from("api-1")));
+        let other = serde_json::json!({"metric": {}, "values": [[1, "2"]]});
+        assert_eq!(envelope_records(&other).len(), 1);
+        assert_eq!(lookup(&other, "values.0.1"), Some(&Value::from("2")));
+        assert_eq!(lookup(&other, "values.x"), None);
     }
 }

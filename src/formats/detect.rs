@@ -94,9 +94,11 @@ fn json_record_matches(cat: &Catalogue, index: usize, v: &Value) -> bool {
     let f = &cat.formats[index];
     if let Some(env) = &f.def.envelope {
         if let Some(items) = super::compile::lookup(v, env).and_then(Value::as_array) {
-            return items
-                .first()
-                .is_some_and(|i| f.match_json(i).is_some_and(|fl| fl.has(Role::Ts)));
+            return items.first().is_some_and(|i| {
+                super::compile::envelope_records(i)
+                    .first()
+                    .is_some_and(|r| f.match_json(r).is_some_and(|fl| fl.has(Role::Ts)))
+            });
         }
     }
     f.match_json(v).is_some_and(|fl| fl.has(Role::Ts))

@@ -17,13 +17,16 @@
 
 use serde_json::value::RawValue;
 use serde_json::Value;
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use super::record::{self, Builder, Inspect};
 use super::timestamp::TimeParser;
 use super::{json_records, InputStats, ParseError, ParseOptions};
 use crate::event::{Event, EventSink, Level, LogRecord, Origin};
-use crate::formats::{detect, Catalogue, DefinitionKind, Fields, Format, RecordMode, Role};
+use crate::formats::{
+    detect, envelope_records, Catalogue, DefinitionKind, Fields, Format, RecordMode, Role,
+};
 use crate::read::Lines;
 
 /// Inner lines looked at to detect their format.
@@ -86,7 +89,7 @@ impl Unwrapper<'_, '_> {
         }
     }
 
-    fn records_of_json<'v>(&self, v: &'v Value) -> Vec<&'v Value> {
+    fn records_of_json<'v>(&self, v: &'v Value) -> Vec<Cow<'v, Value>> {
         match self
             .format
             .def
@@ -94,8 +97,8 @@ impl Unwrapper<'_, '_> {
             .as_deref()
             .and_then(|e| crate::formats::lookup(v, e))
         {
-            Some(Value::Array(items)) => items.iter().collect(),
-            _ => vec![v],
+            Some(Value::Array(items)) => items.iter().flat_map(envelope_records).collect(),
+            _ => vec![Cow::Borrowed(v)],
         }
     }
 }
@@ -157,7 +160,7 @@ pub(super) fn parse<S: EventSink>(
         if recs.is_empty() {
             stats.parsed_without_event();
         }
-        for r in recs {
+        for r in &recs {
             match format.match_json(r) {
                 Some(f) => {
                     if let Some(w) = un.push(&f, origin) {
@@ -217,13 +220,16 @@ pub(super) fn parse<S: EventSink>(
                         input: index,
                         line: idx.line_of(&text, item.get()),
                     };
-                    let fields_ok = serde_json::from_str::<Value>(item.get())
-                        .ok()
-                        .and_then(|v| format.match_json(&v).map(|f| un.push(&f, origin)));
-                    match fields_ok {
-                        Some(Some(w)) => parser.take(w, stats, sink),
-                        Some(None) => {}
-                        None => stats.skip(origin.line, "a required field is missing", ""),
+                    let Ok(value) = serde_json::from_str::<Value>(item.get()) else {
+                        stats.skip(origin.line, "a required field is missing", "");
+                        continue;
+                    };
+                    for record in envelope_records(&value) {
+                        match format.match_json(&record).map(|f| un.push(&f, origin)) {
+                            Some(Some(w)) => parser.take(w, stats, sink),
+                            Some(None) => {}
+                            None => stats.skip(origin.line, "a required field is missing", ""),
+                        }
                     }
                 }
             }
