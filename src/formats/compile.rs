@@ -278,7 +278,10 @@ pub fn map_json<'a>(def: &Definition, record: &'a Value) -> Option<Fields<'a>> {
     if let Some(object) = pairs_object(record) {
         return map_json(def, &object).map(Fields::into_owned);
     }
-    record.as_object()?;
+    // Arrays are records too when the definition's keys index them (`0`, `1.log`).
+    if !record.is_object() && !record.is_array() {
+        return None;
+    }
     for key in &def.require {
         lookup(record, key)?;
     }
@@ -332,7 +335,8 @@ pub fn lookup<'a>(record: &'a Value, key: &str) -> Option<&'a Value> {
     if let Some(v) = record.get(key) {
         return Some(v);
     }
-    if !key.contains('.') {
+    // An array record (a Fluent Bit event `[time, {record}]`) is walked by index.
+    if !key.contains('.') && !record.is_array() {
         return None;
     }
     let mut cur = record;
@@ -414,5 +418,9 @@ mod tests {
         assert_eq!(envelope_records(&other).len(), 1);
         assert_eq!(lookup(&other, "values.0.1"), Some(&Value::from("2")));
         assert_eq!(lookup(&other, "values.x"), None);
+        let event = serde_json::json!([1790841486.113456, {"log": "a"}]);
+        assert_eq!(lookup(&event, "0"), Some(&Value::from(1790841486.113456)));
+        assert_eq!(lookup(&event, "1.log"), Some(&Value::from("a")));
+        assert_eq!(lookup(&event, "2"), None);
     }
 }

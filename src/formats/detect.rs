@@ -139,7 +139,8 @@ pub fn detect(cat: &Catalogue, head: &[String]) -> (Option<Detection>, Vec<(usiz
         .iter()
         .map(|l| {
             let t = l.trim_start();
-            if mode == RecordMode::Lines && t.starts_with('{') {
+            // `[` too: Fluent Bit writes an event as `[time, {record}]`.
+            if mode == RecordMode::Lines && (t.starts_with('{') || t.starts_with('[')) {
                 serde_json::from_str(t).ok()
             } else {
                 None
