@@ -309,6 +309,31 @@ pub fn map_json<'a>(def: &Definition, record: &'a Value) -> Option<Fields<'a>> {
     Some(fields)
 }
 
+/// Rows of a table with named columns -> one object per row; `None` when
+/// the item is not such a table (a row longer than the names is not one).
+fn table_rows(item: &Value) -> Option<Vec<Value>> {
+    let names: Vec<&str> = match (item.get("fields"), item.get("columns")) {
+        (Some(Value::Array(f)), _) => f.iter().map(Value::as_str).collect::<Option<_>>()?,
+        (_, Some(Value::Array(c))) => c
+            .iter()
+            .map(|c| c.get("name").and_then(Value::as_str))
+            .collect::<Option<_>>()?,
+        _ => return None,
+    };
+    let rows = item.get("rows")?.as_array()?;
+    rows.iter()
+        .map(|row| {
+            let cells = row.as_array().filter(|r| r.len() <= names.len())?;
+            let object = names
+                .iter()
+                .zip(cells)
+                .map(|(n, v)| (n.to_string(), v.clone()))
+                .collect();
+            Some(Value::Object(object))
+        })
+        .collect()
+}
+
 /// A non-empty array whose elements are all `{"field": name, "value": v}`
 /// -> the object `{name: v, ..}`; anything else -> `None`.
 fn pairs_object(record: &Value) -> Option<Value> {
@@ -353,8 +378,13 @@ pub fn lookup<'a>(record: &'a Value, key: &str) -> Option<&'a Value> {
 /// The records an envelope item stands for. A Loki `query_range` stream
 /// (`{"stream": {labels}, "values": [[ns, line], ..]}`) holds many: one
 /// per value, each the stream with `values` replaced by that one value.
+/// A table of positional rows (Splunk `json_rows`: `fields` + `rows`; Azure
+/// Log Analytics: `columns[].name` + `rows`) holds one object per row.
 /// Any other item is its own record.
 pub fn envelope_records(item: &Value) -> Vec<Cow<'_, Value>> {
+    if let Some(rows) = table_rows(item) {
+        return rows.into_iter().map(Cow::Owned).collect();
+    }
     let stream = item.get("stream").filter(|s| s.is_object());
     let values = item.get("values").and_then(Value::as_array);
     match (stream, values) {
@@ -418,6 +448,19 @@ mod tests {
         assert_eq!(envelope_records(&other).len(), 1);
         assert_eq!(lookup(&other, "values.0.1"), Some(&Value::from("2")));
         assert_eq!(lookup(&other, "values.x"), None);
+        let splunk =
+            serde_json::json!({"fields": ["_raw", "_time"], "rows": [["a", "t1"], ["b", "t2"]]});
+        let rows = envelope_records(&splunk);
+        assert_eq!(rows.len(), 2);
+        assert_eq!(rows[1]["_raw"], "b");
+        let azure = serde_json::json!({"name": "PrimaryResult", "columns": [{"name": "TimeGenerated", "type": "datetime"}], "rows": [["2026-10-01T07:58:06Z"]]});
+        assert_eq!(
+            envelope_records(&azure)[0]["TimeGenerated"],
+            "2026-10-01T07:58:06Z"
+        );
+        let ragged = serde_json::json!({"fields": ["a"], "rows": [["x", "y"]]});
+        assert_eq!(envelope_records(&ragged).len(), 1);
+        assert!(envelope_records(&ragged)[0].get("rows").is_some());
         let event = serde_json::json!([1790841486.113456, {"log": "a"}]);
         assert_eq!(lookup(&event, "0"), Some(&Value::from(1790841486.113456)));
         assert_eq!(lookup(&event, "1.log"), Some(&Value::from("a")));

@@ -101,7 +101,9 @@ fn json_record_matches(cat: &Catalogue, index: usize, v: &Value) -> bool {
             });
         }
     }
-    f.match_json(v).is_some_and(|fl| fl.has(Role::Ts))
+    super::compile::envelope_records(v)
+        .first()
+        .is_some_and(|r| f.match_json(r).is_some_and(|fl| fl.has(Role::Ts)))
 }
 
 /// Documents cannot be parsed from a truncated head, so they are recognised

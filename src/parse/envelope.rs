@@ -98,7 +98,7 @@ impl Unwrapper<'_, '_> {
             .and_then(|e| crate::formats::lookup(v, e))
         {
             Some(Value::Array(items)) => items.iter().flat_map(envelope_records).collect(),
-            _ => vec![Cow::Borrowed(v)],
+            _ => envelope_records(v),
         }
     }
 }
