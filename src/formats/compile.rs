@@ -46,6 +46,17 @@ impl<'a> Fields<'a> {
         self.values[role.index()].is_some()
     }
 
+    /// Why the record has no time, if it has none: no timestamp field (a
+    /// continuation line, a logger configured without one), or a
+    /// placeholder where the source had no value.
+    pub fn untimed(&self) -> Option<&'static str> {
+        match self.get(Role::Ts).map(str::trim) {
+            None => Some("no timestamp"),
+            Some("" | "-" | "<nil>" | "null") => Some("placeholder timestamp"),
+            Some(_) => None,
+        }
+    }
+
     /// Every role that has a value, in role order.
     pub fn iter(&self) -> impl Iterator<Item = (Role, &str)> {
         Role::ALL
@@ -170,11 +181,14 @@ impl Format {
     }
 
     /// Fields of one JSON record for a `json` format; `None` when a required
-    /// key is missing.
+    /// key is missing or an excluded one is present.
     pub fn match_json<'a>(&self, record: &'a Value) -> Option<Fields<'a>> {
         record.as_object()?;
         for key in &self.def.require {
             lookup(record, key)?;
+        }
+        if self.def.exclude.iter().any(|k| lookup(record, k).is_some()) {
+            return None;
         }
         let mut fields = Fields::default();
         for (role, keys) in &self.def.fields {

@@ -58,6 +58,8 @@ pub enum DurationUnit {
     S,
     Ms,
     Us,
+    /// Traefik's JSON `Duration` is in nanoseconds.
+    Ns,
 }
 
 impl DurationUnit {
@@ -66,6 +68,7 @@ impl DurationUnit {
             DurationUnit::S => v * 1000.0,
             DurationUnit::Ms => v,
             DurationUnit::Us => v / 1000.0,
+            DurationUnit::Ns => v / 1_000_000.0,
         }
     }
 }
@@ -103,6 +106,10 @@ pub struct Definition {
     /// `json`: keys that must all be present for a record to be this format.
     #[serde(default)]
     pub require: Vec<String>,
+    /// `json`: keys whose presence means a record is not this format (how a
+    /// generic format leaves an access log's records to its own definition).
+    #[serde(default)]
+    pub exclude: Vec<String>,
     /// `json`: a key holding an array of records (`items` of a Kubernetes List).
     #[serde(default)]
     pub envelope: Option<String>,

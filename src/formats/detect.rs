@@ -7,6 +7,7 @@
 use serde_json::Value;
 
 use super::catalogue::Catalogue;
+use super::compile::Fields;
 use super::definition::DefinitionKind;
 use super::role::Role;
 
@@ -29,6 +30,32 @@ pub struct Detection {
 /// The lowest share of head lines a format must read to be chosen.
 pub const MIN_SCORE: f64 = 0.5;
 
+/// What a record read without a time counts for: the format recognises it
+/// but cannot place it on the timeline, so a format that can wins.
+const UNTIMED_CREDIT: f64 = 0.5;
+
+/// How much one record says the input is in its format: 1 with a time, half
+/// without one when it still holds something (a message, a request, a
+/// reason), nothing otherwise.
+fn credit(fields: &Fields<'_>) -> f64 {
+    if fields.untimed().is_none() {
+        1.0
+    } else if [
+        Role::Message,
+        Role::Request,
+        Role::Path,
+        Role::Status,
+        Role::Reason,
+    ]
+    .into_iter()
+    .any(|r| fields.get(r).is_some_and(|v| !v.trim().is_empty()))
+    {
+        UNTIMED_CREDIT
+    } else {
+        0.0
+    }
+}
+
 /// Whether the input holds JSON that does not fit one value per line.
 pub fn record_mode(head: &[String]) -> RecordMode {
     let first = head.iter().map(|l| l.trim()).find(|l| !l.is_empty());
@@ -43,7 +70,8 @@ pub fn record_mode(head: &[String]) -> RecordMode {
     }
 }
 
-/// Score of one format on the head: the share of non-blank lines it reads.
+/// Score of one format on the head: the share of non-blank lines it reads,
+/// lines without a time counting [`UNTIMED_CREDIT`].
 pub fn score(
     cat: &Catalogue,
     index: usize,
@@ -56,47 +84,46 @@ pub fn score(
         return document_score(cat, index, head);
     }
     let mut total = 0usize;
-    let mut hits = 0usize;
+    let mut hits = 0.0;
     let mut reader = f.extractor();
     for (line, value) in head.iter().zip(json) {
         if line.trim().is_empty() {
             continue;
         }
         total += 1;
-        let ok = match f.def.kind {
-            DefinitionKind::Regex => f.match_line(line).is_some_and(|fl| fl.has(Role::Ts)),
+        hits += match f.def.kind {
+            DefinitionKind::Regex => f.match_line(line).map_or(0.0, |fl| credit(&fl)),
             DefinitionKind::Json => value
                 .as_ref()
-                .is_some_and(|v| json_record_matches(cat, index, v)),
+                .map_or(0.0, |v| json_record_credit(cat, index, v)),
             _ => match reader.as_mut() {
                 // A line the kind understands but that holds no record (a header) counts.
-                Some(x) => x
-                    .line(line)
-                    .is_ok_and(|recs| recs.iter().all(|r| r.has(Role::Ts))),
-                None => false,
+                Some(x) => match x.line(line) {
+                    Ok(recs) if recs.iter().all(|r| r.has(Role::Ts)) => 1.0,
+                    _ => 0.0,
+                },
+                None => 0.0,
             },
         };
-        if ok {
-            hits += 1;
-        }
     }
     if total == 0 {
         0.0
     } else {
-        hits as f64 / total as f64
+        hits / total as f64
     }
 }
 
-fn json_record_matches(cat: &Catalogue, index: usize, v: &Value) -> bool {
+fn json_record_credit(cat: &Catalogue, index: usize, v: &Value) -> f64 {
     let f = &cat.formats[index];
     if let Some(env) = &f.def.envelope {
         if let Some(items) = v.get(env).and_then(Value::as_array) {
             return items
                 .first()
-                .is_some_and(|i| f.match_json(i).is_some_and(|fl| fl.has(Role::Ts)));
+                .and_then(|i| f.match_json(i))
+                .map_or(0.0, |fl| credit(&fl));
         }
     }
-    f.match_json(v).is_some_and(|fl| fl.has(Role::Ts))
+    f.match_json(v).map_or(0.0, |fl| credit(&fl))
 }
 
 /// Documents cannot be parsed from a truncated head, so they are recognised

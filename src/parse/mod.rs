@@ -66,6 +66,9 @@ pub struct InputStats {
     pub parsed: u64,
     pub skipped: u64,
     pub skipped_by_reason: BTreeMap<String, u64>,
+    /// Records read (and counted in `parsed`) that have no time, so give no
+    /// event, by reason: `no timestamp`, `placeholder timestamp`.
+    pub untimed_by_reason: BTreeMap<String, u64>,
     pub first_ts: Option<Millis>,
     pub last_ts: Option<Millis>,
     pub invalid_utf8: u64,
@@ -158,10 +161,10 @@ pub fn parse_input_inspect(
     let format = &cat.formats[detection.format];
     stats.format = format.name().to_string();
     stats.score = detection.score;
-    let mut times = Builder {
-        times: timestamp::TimeParser::new(&format.def.timestamp_formats, opts.input_tz),
+    let mut times = Builder::new(
+        timestamp::TimeParser::new(&format.def.timestamp_formats, opts.input_tz),
         inspect,
-    };
+    );
 
     let mut reader = format.extractor();
     match detection.mode {
@@ -176,7 +179,8 @@ pub fn parse_input_inspect(
                     return;
                 }
                 match parse_line(format, &mut reader, cat, &mut times, line, origin) {
-                    // Understood, but no record in it (a CSV header): read, not skipped.
+                    // Understood, but no record in it (a CSV header) or no time to
+                    // place it (counted in `untimed_by_reason`): read, not skipped.
                     Ok(events) if events.is_empty() => stats.parsed_without_event(),
                     // A line with several records (a JSON document) counts each one.
                     Ok(events) => {
@@ -215,6 +219,11 @@ pub fn parse_input_inspect(
     }
     stats.invalid_utf8 = lines.invalid_utf8;
     stats.zoneless = times.times.saw_zoneless;
+    stats.untimed_by_reason = times
+        .untimed
+        .iter()
+        .map(|(k, v)| (k.to_string(), *v))
+        .collect();
     Ok(stats)
 }
 
@@ -231,7 +240,10 @@ fn parse_line(
     match format.def.kind {
         DefinitionKind::Regex => {
             let fields = format.match_line(line).ok_or("does not match the format")?;
-            Ok(vec![times.build(format, &cat.rules, &fields, None, origin)?])
+            Ok(times
+                .build(format, &cat.rules, &fields, None, origin)?
+                .into_iter()
+                .collect())
         }
         DefinitionKind::Json => {
             let value: Value = serde_json::from_str(line).map_err(|_| "not valid JSON")?;
@@ -240,10 +252,11 @@ fn parse_line(
         _ => {
             let reader = reader.as_mut().ok_or("this format has no reader")?;
             let records = reader.line(line)?;
-            records
-                .iter()
-                .map(|f| times.build(format, &cat.rules, f, None, origin))
-                .collect()
+            collect_events(
+                records
+                    .iter()
+                    .map(|f| times.build(format, &cat.rules, f, None, origin)),
+            )
         }
     }
 }
@@ -264,7 +277,18 @@ fn json_records(
         let fields = format
             .match_json(item)
             .ok_or("a required field is missing")?;
-        out.push(times.build(format, &cat.rules, &fields, Some(item), origin)?);
+        out.extend(times.build(format, &cat.rules, &fields, Some(item), origin)?);
+    }
+    Ok(out)
+}
+
+/// The events of several records, the first skip reason failing them all.
+fn collect_events(
+    built: impl Iterator<Item = Result<Option<Event>, &'static str>>,
+) -> Result<Vec<Event>, &'static str> {
+    let mut out = Vec::new();
+    for b in built {
+        out.extend(b?);
     }
     Ok(out)
 }
@@ -327,7 +351,12 @@ fn parse_documents(
                     continue;
                 }
             };
+            let untimed_before = times.untimed_total();
             match records_of_document(format, reader, cat, times, &value, origin) {
+                // Read, but without a time to place it on the timeline.
+                Ok(events) if events.is_empty() && times.untimed_total() > untimed_before => {
+                    stats.parsed_without_event()
+                }
                 Ok(events) if events.is_empty() => {
                     stats.skip(origin.line, "no records in document", "")
                 }
@@ -380,11 +409,12 @@ fn records_of_document(
         DefinitionKind::Regex => Err("a regex format cannot read JSON documents"),
         _ => {
             let reader = reader.as_mut().ok_or("this format has no reader")?;
-            reader
-                .document(doc)?
-                .iter()
-                .map(|f| times.build(format, &cat.rules, f, None, origin))
-                .collect()
+            collect_events(
+                reader
+                    .document(doc)?
+                    .iter()
+                    .map(|f| times.build(format, &cat.rules, f, None, origin)),
+            )
         }
     }
 }
@@ -437,20 +467,20 @@ mod tests {
         (stats, events)
     }
 
-    /// Every sample line of every built-in definition becomes an event.
+    /// Every sample line of every built-in definition becomes an event, or,
+    /// when it has no time, is read and counted without one.
     #[test]
     fn every_definition_sample_parses_into_an_event() {
         let cat = Catalogue::builtin().expect("catalogue");
         for (i, f) in cat.formats.iter().enumerate() {
             for s in &f.def.samples {
-                let mut times = Builder {
-                    times: TimeParser::new(&f.def.timestamp_formats, Zone::Utc),
-                    inspect: None,
-                };
+                let mut times =
+                    Builder::new(TimeParser::new(&f.def.timestamp_formats, Zone::Utc), None);
                 let mut reader = f.extractor();
                 let got = parse_line(f, &mut reader, &cat, &mut times, &s.line, Origin::default());
+                let untimed = times.untimed_total() > 0;
                 assert!(
-                    matches!(&got, Ok(ev) if !ev.is_empty()),
+                    matches!(&got, Ok(ev) if ev.is_empty() == untimed),
                     "{} ({i}): {:?} on {}",
                     f.name(),
                     got,
@@ -486,5 +516,23 @@ mod tests {
         let err = parse_input(input, 0, &cat, &ParseOptions::default(), &mut |_| {})
             .expect_err("unknown");
         assert!(matches!(err, ParseError::UnknownFormat { .. }));
+    }
+
+    /// Regression: zap's example logger writes no timestamp; such records
+    /// were skipped as "no timestamp field" and the input was not detected.
+    #[test]
+    fn records_without_a_time_are_read_and_counted_without_an_event() {
+        let text = "{\"level\":\"info\",\"msg\":\"worker started\"}\n\
+                    {\"level\":\"error\",\"msg\":\"pool exhausted\",\"ts\":\"-\"}\n\
+                    {\"level\":\"info\",\"msg\":\"tick\",\"ts\":1790841415.5}\n";
+        let (stats, events) = run(text);
+        assert_eq!(stats.format, "json_lines");
+        assert_eq!((stats.lines, stats.parsed, stats.skipped), (3, 3, 0));
+        assert_eq!(stats.untimed_by_reason.get("no timestamp"), Some(&1));
+        assert_eq!(
+            stats.untimed_by_reason.get("placeholder timestamp"),
+            Some(&1)
+        );
+        assert_eq!(events.len(), 1);
     }
 }

@@ -148,12 +148,18 @@ pub fn check(stats: &[crate::parse::InputStats]) -> String {
             .iter()
             .map(|(k, v)| format!("{v} {k}"))
             .collect();
+        let untimed: u64 = s.untimed_by_reason.values().sum();
+        let parsed = if untimed > 0 {
+            format!("{} ({untimed} without time)", s.parsed)
+        } else {
+            s.parsed.to_string()
+        };
         t.add_row(vec![
             s.path.clone(),
             s.format.clone(),
             format!("{:.2}", s.score),
             s.lines.to_string(),
-            s.parsed.to_string(),
+            parsed,
             s.skipped.to_string(),
             why.join(", "),
         ]);
@@ -182,6 +188,7 @@ pub fn check_json(stats: &[crate::parse::InputStats]) -> String {
             "parsed": s.parsed,
             "skipped": s.skipped,
             "skipped_by_reason": s.skipped_by_reason,
+            "parsed_without_time": s.untimed_by_reason,
         });
         out.push_str(&v.to_string());
         out.push('\n');
