@@ -109,8 +109,7 @@ pub enum FormatsCommand {
     Check {
         #[arg(required = true, value_name = "INPUT")]
         inputs: Vec<PathBuf>,
-        /// One JSON object per input: path, format, score, lines, parsed, skipped, skipped_by_reason,
-        /// parsed_without_time (records read that have no time to place them).
+        /// One JSON object per input: path, format, score, lines, parsed, skipped, skipped_by_reason.
         #[arg(long)]
         json: bool,
         /// Print every record's extracted fields, one JSON object a line (path, line, fields, labels).

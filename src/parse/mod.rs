@@ -66,9 +66,9 @@ pub struct InputStats {
     pub parsed: u64,
     pub skipped: u64,
     pub skipped_by_reason: BTreeMap<String, u64>,
-    /// Records read (and counted in `parsed`) that have no time, so give no
-    /// event, by reason: `no timestamp`, `placeholder timestamp`.
-    pub untimed_by_reason: BTreeMap<String, u64>,
+    /// Parsed records that cannot be put on the timeline (no time of their
+    /// own: a continuation line, a logger configured without timestamps), by reason.
+    pub unplaced_by_reason: BTreeMap<String, u64>,
     pub first_ts: Option<Millis>,
     pub last_ts: Option<Millis>,
     pub invalid_utf8: u64,
@@ -98,6 +98,14 @@ impl InputStats {
     fn parsed_without_event(&mut self) {
         self.lines += 1;
         self.parsed += 1;
+    }
+
+    fn parsed_unplaced(&mut self, reason: &str) {
+        self.parsed_without_event();
+        *self
+            .unplaced_by_reason
+            .entry(reason.to_string())
+            .or_insert(0) += 1;
     }
 
     fn parsed_at(&mut self, ts: Millis) {
@@ -180,8 +188,11 @@ pub fn parse_input_inspect(
                 }
                 match parse_line(format, &mut reader, cat, &mut times, line, origin) {
                     // Understood, but no record in it (a CSV header) or no time to
-                    // place it (counted in `untimed_by_reason`): read, not skipped.
-                    Ok(events) if events.is_empty() => stats.parsed_without_event(),
+                    // place it on the timeline: read, not skipped.
+                    Ok(events) if events.is_empty() => match times.take_unplaced() {
+                        Some(reason) => stats.parsed_unplaced(reason),
+                        None => stats.parsed_without_event(),
+                    },
                     // A line with several records (a JSON document) counts each one.
                     Ok(events) => {
                         for ev in events {
@@ -219,11 +230,6 @@ pub fn parse_input_inspect(
     }
     stats.invalid_utf8 = lines.invalid_utf8;
     stats.zoneless = times.times.saw_zoneless;
-    stats.untimed_by_reason = times
-        .untimed
-        .iter()
-        .map(|(k, v)| (k.to_string(), *v))
-        .collect();
     Ok(stats)
 }
 
@@ -351,15 +357,12 @@ fn parse_documents(
                     continue;
                 }
             };
-            let untimed_before = times.untimed_total();
             match records_of_document(format, reader, cat, times, &value, origin) {
-                // Read, but without a time to place it on the timeline.
-                Ok(events) if events.is_empty() && times.untimed_total() > untimed_before => {
-                    stats.parsed_without_event()
-                }
-                Ok(events) if events.is_empty() => {
-                    stats.skip(origin.line, "no records in document", "")
-                }
+                Ok(events) if events.is_empty() => match times.take_unplaced() {
+                    // Read, but without a time to place it on the timeline.
+                    Some(reason) => stats.parsed_unplaced(reason),
+                    None => stats.skip(origin.line, "no records in document", ""),
+                },
                 Ok(events) => {
                     for ev in events {
                         stats.parsed_at(ev.ts());
@@ -478,7 +481,7 @@ mod tests {
                     Builder::new(TimeParser::new(&f.def.timestamp_formats, Zone::Utc), None);
                 let mut reader = f.extractor();
                 let got = parse_line(f, &mut reader, &cat, &mut times, &s.line, Origin::default());
-                let untimed = times.untimed_total() > 0;
+                let untimed = times.take_unplaced().is_some();
                 assert!(
                     matches!(&got, Ok(ev) if ev.is_empty() == untimed),
                     "{} ({i}): {:?} on {}",
@@ -528,9 +531,9 @@ mod tests {
         let (stats, events) = run(text);
         assert_eq!(stats.format, "json_lines");
         assert_eq!((stats.lines, stats.parsed, stats.skipped), (3, 3, 0));
-        assert_eq!(stats.untimed_by_reason.get("no timestamp"), Some(&1));
+        assert_eq!(stats.unplaced_by_reason.get("no timestamp"), Some(&1));
         assert_eq!(
-            stats.untimed_by_reason.get("placeholder timestamp"),
+            stats.unplaced_by_reason.get("placeholder timestamp"),
             Some(&1)
         );
         assert_eq!(events.len(), 1);

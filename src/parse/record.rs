@@ -2,7 +2,6 @@
 //! Conversion failures are skip reasons, never panics.
 
 use serde_json::Value;
-use std::collections::BTreeMap;
 
 use crate::event::{
     Event, InfraEvent, Level, LogRecord, MetricSample, Origin, Request, RequestKind,
@@ -20,14 +19,14 @@ pub type SkipReason = &'static str;
 pub type Inspect<'i> = &'i mut dyn FnMut(Origin, &Fields<'_>);
 
 /// Builds events for one input: its timestamp cache, an optional look at
-/// every record's raw fields (for `formats check --fields`), and the count of
-/// records read without a time.
+/// every record's raw fields (for `formats check --fields`), and why the
+/// last record read gave no event.
 pub struct Builder<'i> {
     pub times: TimeParser,
     pub inspect: Option<Inspect<'i>>,
-    /// Records that were read but have no time to place them on the
-    /// timeline, by reason: counted as parsed, giving no event.
-    pub untimed: BTreeMap<&'static str, u64>,
+    /// Set when a record was read but has no time to place it on the
+    /// timeline: it counts as parsed, and gives no event.
+    unplaced: Option<&'static str>,
 }
 
 impl<'i> Builder<'i> {
@@ -35,12 +34,12 @@ impl<'i> Builder<'i> {
         Builder {
             times,
             inspect,
-            untimed: BTreeMap::new(),
+            unplaced: None,
         }
     }
 
-    /// The event of one record; `Ok(None)` when it has no time (counted in
-    /// [`Builder::untimed`]).
+    /// The event of one record; `Ok(None)` when it has no time (the reason
+    /// is kept for [`Builder::take_unplaced`]).
     pub fn build(
         &mut self,
         format: &Format,
@@ -53,15 +52,15 @@ impl<'i> Builder<'i> {
             f(origin, fields);
         }
         if let Some(reason) = fields.untimed() {
-            *self.untimed.entry(reason).or_insert(0) += 1;
+            self.unplaced = Some(reason);
             return Ok(None);
         }
         build(format, rules, &mut self.times, fields, record, origin).map(Some)
     }
 
-    /// Records read without a time so far.
-    pub fn untimed_total(&self) -> u64 {
-        self.untimed.values().sum()
+    /// Why the records built since the last call gave no event, if one had no time.
+    pub fn take_unplaced(&mut self) -> Option<&'static str> {
+        self.unplaced.take()
     }
 }
 

@@ -148,24 +148,24 @@ pub fn check(stats: &[crate::parse::InputStats]) -> String {
             .iter()
             .map(|(k, v)| format!("{v} {k}"))
             .collect();
-        let untimed: u64 = s.untimed_by_reason.values().sum();
-        let parsed = if untimed > 0 {
-            format!("{} ({untimed} without time)", s.parsed)
-        } else {
-            s.parsed.to_string()
-        };
         t.add_row(vec![
             s.path.clone(),
             s.format.clone(),
             format!("{:.2}", s.score),
             s.lines.to_string(),
-            parsed,
+            s.parsed.to_string(),
             s.skipped.to_string(),
             why.join(", "),
         ]);
     }
     let mut out = format!("{t}\n");
     for s in stats {
+        for (reason, n) in &s.unplaced_by_reason {
+            out.push_str(&format!(
+                "{}: {n} parsed but not on the timeline: {reason}\n",
+                s.path
+            ));
+        }
         for b in &s.bad_lines {
             out.push_str(&format!(
                 "{}:{}: {}: {}\n",
@@ -188,7 +188,7 @@ pub fn check_json(stats: &[crate::parse::InputStats]) -> String {
             "parsed": s.parsed,
             "skipped": s.skipped,
             "skipped_by_reason": s.skipped_by_reason,
-            "parsed_without_time": s.untimed_by_reason,
+            "unplaced_by_reason": s.unplaced_by_reason,
         });
         out.push_str(&v.to_string());
         out.push('\n');
