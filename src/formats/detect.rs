@@ -4,6 +4,7 @@
 //! In: the head lines of an input. Out: the chosen format, its score and
 //! whether records are lines or whole JSON documents.
 
+use serde::de::IgnoredAny;
 use serde_json::Value;
 
 use super::catalogue::Catalogue;
@@ -62,11 +63,24 @@ pub fn record_mode(head: &[String]) -> RecordMode {
     match first {
         Some(l)
             if (l.starts_with('{') || l.starts_with('['))
-                && serde_json::from_str::<Value>(l).is_err() =>
+                && serde_json::from_str::<Value>(l).is_err()
+                && is_json_text(&head.join("\n")) =>
         {
             RecordMode::Documents
         }
         _ => RecordMode::Lines,
+    }
+}
+
+/// Whether text is JSON, possibly cut short: a pretty-printed document's
+/// head is, a log line that starts with a bracket (`[2026-10-01T07:58:06Z]
+/// "GET /"`, `[Mon Aug 31 ...]`) is not.
+fn is_json_text(text: &str) -> bool {
+    let mut values = serde_json::Deserializer::from_str(text).into_iter::<IgnoredAny>();
+    match values.next() {
+        Some(Ok(_)) => true,
+        Some(Err(e)) => e.is_eof(),
+        None => false,
     }
 }
 
@@ -226,5 +240,24 @@ mod tests {
         let head = vec!["{".to_string(), "  \"a\": 1".to_string(), "}".to_string()];
         assert_eq!(record_mode(&head), RecordMode::Documents);
         assert_eq!(record_mode(&["{\"a\":1}".to_string()]), RecordMode::Lines);
+        // A document cut short by the head is still one.
+        assert_eq!(record_mode(&head[..2]), RecordMode::Documents);
+    }
+
+    /// Regression: Envoy and Apache error lines start with `[` and were taken
+    /// for pretty-printed JSON.
+    #[test]
+    fn log_lines_that_start_with_a_bracket_are_lines() {
+        for first in [
+            "[2026-10-01T07:58:06.113Z] \"GET / HTTP/1.1\" 200 - 0 2 1 1 \"-\" \"curl/8\"",
+            "[Thu Oct 01 07:58:06.113 2026] [core:error] [pid 7] AH00135: Invalid method",
+            "[01/Oct/2026:07:58:06 +0000] [php:warn] [pid 7] warning",
+        ] {
+            assert_eq!(
+                record_mode(&[first.to_string()]),
+                RecordMode::Lines,
+                "{first}"
+            );
+        }
     }
 }
