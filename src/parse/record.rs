@@ -249,6 +249,10 @@ fn request(
 /// one written with its unit (GCP's `"0.123s"`, Heroku's `18ms`) says its own.
 fn duration_ms(text: &str, unit: DurationUnit) -> Option<f64> {
     let t = text.trim();
+    if let Ok(v) = t.parse::<f64>() {
+        // Negative: a timer that never ran (`-1`), not a duration.
+        return (v >= 0.0).then(|| unit.to_ms(v));
+    }
     let split = t
         .find(|c: char| !(c.is_ascii_digit() || c == '.'))
         .unwrap_or(t.len());
@@ -429,6 +433,7 @@ mod tests {
             ("0.123s", DurationUnit::Ms, Some(123.0)),
             ("18ms", DurationUnit::S, Some(18.0)),
             ("46382173", DurationUnit::Ns, Some(46.382173)),
+            ("2e-3", DurationUnit::S, Some(2.0)),
             ("-1", DurationUnit::S, None),
             ("soon", DurationUnit::S, None),
         ];
