@@ -186,21 +186,22 @@ pub fn parse_input_inspect(
                     stats.skip(n, "blank line", line);
                     return;
                 }
-                match parse_line(format, &mut reader, cat, &mut times, line, origin) {
-                    // Understood, but no record in it (a CSV header) or no time to
-                    // place it on the timeline: read, not skipped.
-                    Ok(events) if events.is_empty() => match times.take_unplaced() {
-                        Some(reason) => stats.parsed_unplaced(reason),
-                        None => stats.parsed_without_event(),
-                    },
+                let parsed = parse_line(format, &mut reader, cat, &mut times, line, origin);
+                match (parsed, times.take_unplaced()) {
+                    // Understood, but no time to place it on the timeline, or no
+                    // record in it (a CSV header): read, not skipped.
+                    (Ok(events), Some(reason)) if events.is_empty() => {
+                        stats.parsed_unplaced(reason)
+                    }
+                    (Ok(events), None) if events.is_empty() => stats.parsed_without_event(),
                     // A line with several records (a JSON document) counts each one.
-                    Ok(events) => {
+                    (Ok(events), _) => {
                         for ev in events {
                             stats.parsed_at(ev.ts());
                             sink(ev);
                         }
                     }
-                    Err(reason) => stats.skip(n, reason, line),
+                    (Err(reason), _) => stats.skip(n, reason, line),
                 }
             };
             for (n, line) in &head {
@@ -357,19 +358,20 @@ fn parse_documents(
                     continue;
                 }
             };
-            match records_of_document(format, reader, cat, times, &value, origin) {
-                Ok(events) if events.is_empty() => match times.take_unplaced() {
-                    // Read, but without a time to place it on the timeline.
-                    Some(reason) => stats.parsed_unplaced(reason),
-                    None => stats.skip(origin.line, "no records in document", ""),
-                },
-                Ok(events) => {
+            let parsed = records_of_document(format, reader, cat, times, &value, origin);
+            match (parsed, times.take_unplaced()) {
+                // Read, but without a time to place it on the timeline.
+                (Ok(events), Some(reason)) if events.is_empty() => stats.parsed_unplaced(reason),
+                (Ok(events), None) if events.is_empty() => {
+                    stats.skip(origin.line, "no records in document", "")
+                }
+                (Ok(events), _) => {
                     for ev in events {
                         stats.parsed_at(ev.ts());
                         sink(ev);
                     }
                 }
-                Err(reason) => stats.skip(origin.line, reason, ""),
+                (Err(reason), _) => stats.skip(origin.line, reason, ""),
             }
         }
     }
