@@ -181,3 +181,39 @@ pub struct InfraEvent {
     pub message: String,
     pub count: u32,
 }
+
+/// Where parsed events go. Parsing may run on several threads: `fork`
+/// makes an empty sink for a worker and `join` folds a worker's sink back
+/// in, so a sink must merge by sums, minima and maxima for the result not to
+/// depend on how the input was split.
+pub trait EventSink: Send + Sized {
+    fn push(&mut self, event: Event);
+    fn fork(&self) -> Self;
+    fn join(&mut self, other: Self);
+}
+
+/// A sink that keeps nothing (`formats check`).
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Discard;
+
+impl EventSink for Discard {
+    fn push(&mut self, _event: Event) {}
+    fn fork(&self) -> Self {
+        Discard
+    }
+    fn join(&mut self, _other: Self) {}
+}
+
+/// Keeps every event: for tests and small inputs. With several threads the
+/// order of events from different chunks is not the input's order.
+impl EventSink for Vec<Event> {
+    fn push(&mut self, event: Event) {
+        Vec::push(self, event);
+    }
+    fn fork(&self) -> Self {
+        Vec::new()
+    }
+    fn join(&mut self, other: Self) {
+        self.extend(other);
+    }
+}

@@ -102,14 +102,15 @@ fn parse_options(cat: &Catalogue, input: &InputConfig) -> Result<ParseOptions, E
     Ok(ParseOptions {
         forced,
         input_tz: input.input_tz,
+        threads: input.threads.max(1),
     })
 }
 
 /// Read and parse every input into `sink`; the per-input statistics come back.
-pub fn read_inputs(
+pub fn read_inputs<S: event::EventSink>(
     cat: &Catalogue,
     input: &InputConfig,
-    sink: &mut dyn FnMut(event::Event),
+    sink: &mut S,
 ) -> Result<Vec<InputStats>, Error> {
     read_inputs_inspect(cat, input, sink, None)
 }
@@ -119,10 +120,10 @@ pub type InspectRecords<'i> = &'i mut dyn FnMut(&str, event::Origin, &formats::F
 
 /// [`read_inputs`], also showing `inspect` each record's raw fields with the
 /// path of its input.
-pub fn read_inputs_inspect(
+pub fn read_inputs_inspect<S: event::EventSink>(
     cat: &Catalogue,
     input: &InputConfig,
-    sink: &mut dyn FnMut(event::Event),
+    sink: &mut S,
     mut inspect: Option<InspectRecords<'_>>,
 ) -> Result<Vec<InputStats>, Error> {
     let opts = parse_options(cat, input)?;
@@ -177,15 +178,8 @@ fn strict_check(stats: &[InputStats]) -> Result<(), Error> {
 /// The whole pipeline: inputs to report.
 pub fn run(cfg: &Config) -> Result<Report, Error> {
     let cat = catalogue(&cfg.input)?;
-    let mut agg = Aggregates::new();
-    let (since, until) = (cfg.since.map(|s| s * 1000), cfg.until.map(|u| u * 1000));
-    let inputs = read_inputs(&cat, &cfg.input, &mut |ev| {
-        let ts = ev.ts();
-        if since.is_some_and(|s| ts < s) || until.is_some_and(|u| ts >= u) {
-            return;
-        }
-        agg.add(ev);
-    })?;
+    let mut agg = Aggregates::bounded(cfg.since.map(|s| s * 1000), cfg.until.map(|u| u * 1000));
+    let inputs = read_inputs(&cat, &cfg.input, &mut agg)?;
     agg.finish();
     let opts = CorrelateOptions {
         inputs: inputs.iter().map(|i| i.path.clone()).collect(),

@@ -42,6 +42,23 @@ fn write_out(path: Option<&std::path::Path>, text: &str) -> Result<(), postmorte
 
 fn execute(cli: Cli) -> Result<(), postmortem::Error> {
     match cli.command {
+        Command::Completions { shell } => {
+            let mut buf = Vec::new();
+            clap_complete::generate(
+                shell,
+                &mut <Cli as clap::CommandFactory>::command(),
+                "postmortem",
+                &mut buf,
+            );
+            write_out(None, &String::from_utf8_lossy(&buf))
+        }
+        Command::Man => {
+            let mut buf = Vec::new();
+            let man = clap_mangen::Man::new(<Cli as clap::CommandFactory>::command());
+            // Writing to a Vec cannot fail.
+            let _ = man.render(&mut buf);
+            write_out(None, &String::from_utf8_lossy(&buf))
+        }
         Command::Analyze(a) => {
             let cfg = cli::config(&a)?;
             let report = postmortem::run(&cfg)?;
@@ -102,7 +119,7 @@ fn execute(cli: Cli) -> Result<(), postmortem::Error> {
                 let stats = postmortem::read_inputs_inspect(
                     &cat,
                     &input,
-                    &mut |_| {},
+                    &mut postmortem::event::Discard,
                     fields.then_some(&mut show as _),
                 )?;
                 if fields {

@@ -133,6 +133,9 @@ pub struct InputJson {
     pub last_ts: Option<String>,
     /// Added to the contract: why lines were skipped.
     pub skipped_by_reason: std::collections::BTreeMap<String, u64>,
+    /// Added to the contract: for an envelope, the format of the lines inside.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub inner_format: Option<String>,
 }
 
 /// The JSON report, field for field as `report-json.md`.
@@ -198,7 +201,14 @@ pub fn build(
             failed += u64::from(c.failed);
         }
     }
-    let mut instances: BTreeSet<String> = a.instances_with_failures.iter().cloned().collect();
+    // One entry per server: an address the orchestrator's probes tie to a pod
+    // is shown as that pod.
+    let pods_by_addr = &a.history.aliases;
+    let mut instances: BTreeSet<String> = a
+        .instances_with_failures
+        .iter()
+        .map(|i| pods_by_addr.get(i).cloned().unwrap_or_else(|| i.clone()))
+        .collect();
     if inc.is_some() {
         if let Some(w) = window {
             for r in &a.history.restarts {
@@ -221,6 +231,12 @@ pub fn build(
         if i.zoneless {
             warnings.push(format!(
                 "{}: timestamps carry no zone and were read as UTC (set --input-tz ZONE if they are local time)",
+                i.path
+            ));
+        }
+        for (reason, n) in &i.unplaced_by_reason {
+            warnings.push(format!(
+                "{}: {n} record(s) were read but are not on the timeline: {reason}",
                 i.path
             ));
         }
@@ -350,6 +366,7 @@ pub fn build(
                 first_ts: i.first_ts.map(rfc3339),
                 last_ts: i.last_ts.map(rfc3339),
                 skipped_by_reason: i.skipped_by_reason.clone(),
+                inner_format: i.inner_format.clone(),
             })
             .collect(),
         warnings,

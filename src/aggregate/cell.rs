@@ -12,10 +12,11 @@ pub struct Cell {
     pub ok: u32,
     /// Requests that logged a duration.
     pub timed: u32,
-    /// Sum of durations (busy time), milliseconds.
-    pub busy_ms: f64,
-    /// The longest duration, milliseconds.
-    pub max_ms: f64,
+    /// Sum of durations (busy time), microseconds: integers, so partial
+    /// aggregates merge to the same total in any order.
+    pub busy_us: u64,
+    /// The longest duration, microseconds.
+    pub max_us: u64,
     /// The earliest line that fell in this bucket.
     pub first: Origin,
 }
@@ -41,9 +42,10 @@ impl Cell {
         }
         self.requests += 1;
         if let Some(d) = r.duration_ms {
+            let us = (d * 1000.0).round().max(0.0) as u64;
             self.timed += 1;
-            self.busy_ms += d;
-            self.max_ms = self.max_ms.max(d);
+            self.busy_us += us;
+            self.max_us = self.max_us.max(us);
         }
     }
 
@@ -62,13 +64,23 @@ impl Cell {
         self.failed += o.failed;
         self.ok += o.ok;
         self.timed += o.timed;
-        self.busy_ms += o.busy_ms;
-        self.max_ms = self.max_ms.max(o.max_ms);
+        self.busy_us += o.busy_us;
+        self.max_us = self.max_us.max(o.max_us);
+    }
+
+    /// Busy time in milliseconds.
+    pub fn busy_ms(&self) -> f64 {
+        self.busy_us as f64 / 1000.0
+    }
+
+    /// The longest duration in milliseconds.
+    pub fn max_ms(&self) -> f64 {
+        self.max_us as f64 / 1000.0
     }
 
     /// Mean duration in milliseconds, if any request was timed.
     pub fn mean_ms(&self) -> Option<f64> {
-        (self.timed > 0).then(|| self.busy_ms / f64::from(self.timed))
+        (self.timed > 0).then(|| self.busy_ms() / f64::from(self.timed))
     }
 }
 

@@ -1,12 +1,12 @@
 //! String interning: dimension values (tenants, routes, instances) are
 //! stored once and referred to by a small id in every bucket.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 #[derive(Debug, Default, Clone)]
 pub struct Interner {
     names: Vec<String>,
-    ids: HashMap<String, u32>,
+    ids: FxHashMap<String, u32>,
 }
 
 impl Interner {
@@ -22,6 +22,10 @@ impl Interner {
 
     pub fn get(&self, name: &str) -> Option<u32> {
         self.ids.get(name).copied()
+    }
+
+    pub fn len(&self) -> usize {
+        self.names.len()
     }
 
     pub fn name(&self, id: u32) -> &str {

@@ -18,7 +18,8 @@ mod table;
 pub use cell::Cell;
 pub use table::{AggregateError, DimStats, Span};
 
-use std::collections::{BTreeMap, HashMap};
+use rustc_hash::FxHashMap as HashMap;
+use std::collections::BTreeMap;
 
 use crate::event::{
     Event, InfraEvent, Level, LogRecord, MetricRole, MetricSample, Millis, Origin, Request,
@@ -28,7 +29,7 @@ use intern::Interner;
 
 /// Distinct (tenant, path) pairs remembered for retry detection; past this
 /// new pairs are not tracked and the report says so.
-pub const MAX_TRACKED_PATHS: usize = 1_000_000;
+pub const MAX_TRACKED_PATHS: usize = 250_000;
 
 /// A dimension requests are split by.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -85,7 +86,9 @@ pub struct Aggregates {
     total: BTreeMap<i64, Cell>,
     /// Health-check requests per (instance, second); instance id 0 is unknown.
     health: BTreeMap<(u32, i64), Cell>,
-    by_dim: HashMap<(Dim, u32, i64), Cell>,
+    /// Per dimension, cells keyed by [`pack`]ed (value id, second): one u64
+    /// hashes faster than a tuple, and this is the busiest map.
+    by_dim: [HashMap<u64, Cell>; 4],
     tenant_integration: HashMap<(u32, u32), u64>,
     paths: HashMap<(u32, u64), PathSeen>,
     pub paths_bounded: bool,
@@ -96,6 +99,31 @@ pub struct Aggregates {
     infra: Vec<InfraEvent>,
     first_ms: Option<Millis>,
     last_ms: Option<Millis>,
+    /// `--since`/`--until`: events outside are left out.
+    bounds: (Option<Millis>, Option<Millis>),
+}
+
+impl crate::event::EventSink for Aggregates {
+    fn push(&mut self, event: Event) {
+        self.add(event);
+    }
+
+    fn fork(&self) -> Self {
+        Aggregates::fork(self)
+    }
+
+    fn join(&mut self, other: Self) {
+        self.merge(other);
+    }
+}
+
+/// A (value id, second) key in one u64; seconds since 1970 fit in 32 bits until 2106.
+fn pack(id: u32, sec: i64) -> u64 {
+    (u64::from(id) << 32) | sec.clamp(0, i64::from(u32::MAX)) as u64
+}
+
+fn unpack(key: u64) -> (u32, i64) {
+    ((key >> 32) as u32, (key & 0xffff_ffff) as i64)
 }
 
 fn sec(ms: Millis) -> i64 {
@@ -143,9 +171,24 @@ impl Aggregates {
         a
     }
 
+    /// Aggregates that keep only events in `[since, until)` (ms).
+    pub fn bounded(since: Option<Millis>, until: Option<Millis>) -> Aggregates {
+        let mut a = Aggregates::new();
+        a.bounds = (since, until);
+        a
+    }
+
+    /// An empty aggregate with the same bounds, for a worker thread.
+    pub fn fork(&self) -> Aggregates {
+        Aggregates::bounded(self.bounds.0, self.bounds.1)
+    }
+
     /// Fold one event in.
     pub fn add(&mut self, event: Event) {
         let ts = event.ts();
+        if self.bounds.0.is_some_and(|s| ts < s) || self.bounds.1.is_some_and(|u| ts >= u) {
+            return;
+        }
         self.first_ms = Some(self.first_ms.map_or(ts, |f| f.min(ts)));
         self.last_ms = Some(self.last_ms.map_or(ts, |l| l.max(ts)));
         match event {
@@ -178,7 +221,7 @@ impl Aggregates {
             (Dim::Instance, instance),
             (Dim::Route, route),
         ] {
-            bump(&mut self.by_dim, |t| (dim, id, t), s, e, r);
+            bump(&mut self.by_dim[dim as usize], |t| pack(id, t), s, e, r);
         }
         *self
             .tenant_integration
@@ -250,6 +293,86 @@ impl Aggregates {
         series.points.push((m.ts, m.value));
     }
 
+    /// Fold another aggregate (of other lines) into this one. Every part
+    /// merges by sums, minima and maxima, so the result does not depend on
+    /// how the lines were split or in which order the parts arrive.
+    pub fn merge(&mut self, other: Aggregates) {
+        let remap: Vec<u32> = (0..other.names.len() as u32)
+            .map(|i| self.names.id(other.names.name(i)))
+            .collect();
+        let id = |i: u32| remap.get(i as usize).copied().unwrap_or(0);
+        for (k, c) in other.total {
+            self.total.entry(k).or_default().merge(&c);
+        }
+        for ((inst, s), c) in other.health {
+            self.health.entry((id(inst), s)).or_default().merge(&c);
+        }
+        for (d, cells) in other.by_dim.into_iter().enumerate() {
+            for (k, c) in cells {
+                let (v, s) = unpack(k);
+                self.by_dim[d].entry(pack(id(v), s)).or_default().merge(&c);
+            }
+        }
+        for ((t, i), n) in other.tenant_integration {
+            *self.tenant_integration.entry((id(t), id(i))).or_insert(0) += n;
+        }
+        for ((t, h), p) in other.paths {
+            let key = (id(t), h);
+            if let Some(q) = self.paths.get_mut(&key) {
+                q.first = q.first.min(p.first);
+                q.last = q.last.max(p.last);
+                q.count += p.count;
+            } else if self.paths.len() < MAX_TRACKED_PATHS {
+                self.paths.insert(key, p);
+            } else {
+                self.paths_bounded = true;
+            }
+        }
+        self.paths_bounded |= other.paths_bounded;
+        for ((sig, inst, s), c) in other.signals {
+            let e = self
+                .signals
+                .entry((sig, id(inst), s))
+                .or_insert(SignalCount {
+                    count: 0,
+                    first: c.first,
+                });
+            e.count += c.count;
+            e.first = e.first.min(c.first);
+        }
+        for ((sig, inst), q) in other.quotes {
+            match self.quotes.entry((sig, id(inst))) {
+                std::collections::btree_map::Entry::Vacant(v) => {
+                    v.insert(q);
+                }
+                std::collections::btree_map::Entry::Occupied(mut o) => {
+                    if (q.ts, q.origin) < (o.get().ts, o.get().origin) {
+                        o.insert(q);
+                    }
+                }
+            }
+        }
+        for (s, l) in other.levels {
+            let e = self.levels.entry(s).or_default();
+            for (a, b) in e.iter_mut().zip(l) {
+                *a += b;
+            }
+        }
+        for (k, series) in other.metrics {
+            match self.metrics.entry(k) {
+                std::collections::btree_map::Entry::Vacant(v) => {
+                    v.insert(series);
+                }
+                std::collections::btree_map::Entry::Occupied(mut o) => {
+                    o.get_mut().points.extend(series.points);
+                }
+            }
+        }
+        self.infra.extend(other.infra);
+        self.first_ms = [self.first_ms, other.first_ms].into_iter().flatten().min();
+        self.last_ms = [self.last_ms, other.last_ms].into_iter().flatten().max();
+    }
+
     /// Sort what arrived out of order; call once after the last event.
     pub fn finish(&mut self) {
         for s in self.metrics.values_mut() {
@@ -302,7 +425,7 @@ impl Aggregates {
         };
         let mut out = vec![Cell::default(); span.len()];
         for s in span.start..span.end {
-            if let Some(c) = self.by_dim.get(&(dim, id, s)) {
+            if let Some(c) = self.by_dim[dim as usize].get(&pack(id, s)) {
                 out[(s - span.start) as usize] = *c;
             }
         }
@@ -311,11 +434,10 @@ impl Aggregates {
 
     /// The distinct values of one dimension, sorted, unknown left out.
     pub fn dim_values(&self, dim: Dim) -> Vec<String> {
-        let mut ids: Vec<u32> = self
-            .by_dim
+        let mut ids: Vec<u32> = self.by_dim[dim as usize]
             .keys()
-            .filter(|(d, id, _)| *d == dim && *id != 0)
-            .map(|(_, id, _)| *id)
+            .map(|k| unpack(*k).0)
+            .filter(|id| *id != 0)
             .collect();
         ids.sort_unstable();
         ids.dedup();
@@ -425,11 +547,11 @@ impl Aggregates {
         window: Span,
         baseline: Span,
     ) -> Result<Vec<DimStats>, AggregateError> {
-        let cells = self
-            .by_dim
+        let cells = self.by_dim[dim as usize]
             .iter()
-            .filter(|((d, id, _), _)| *d == dim && *id != 0)
-            .map(|((_, id, s), c)| (self.names.name(*id), *s, c));
+            .map(|(k, c)| (unpack(*k), c))
+            .filter(|((id, _), _)| *id != 0)
+            .map(|((id, s), c)| (self.names.name(id), s, c));
         table::dim_stats(cells, window, baseline)
     }
 }

@@ -85,14 +85,14 @@ pub fn dim_stats<'a>(
         secs.push(s);
         requests.push(i64::from(c.requests));
         failed.push(i64::from(c.failed));
-        busy.push(c.busy_ms);
+        busy.push(c.busy_us as i64);
     }
     let df = DataFrame::new_infer_height(vec![
         Column::new("value".into(), values),
         Column::new("sec".into(), secs),
         Column::new("requests".into(), requests),
         Column::new("failed".into(), failed),
-        Column::new("busy_ms".into(), busy),
+        Column::new("busy_us".into(), busy),
     ])
     .map_err(err)?;
     let out = df
@@ -101,12 +101,12 @@ pub fn dim_stats<'a>(
         .agg([
             col("requests").filter(in_span(window)).sum().alias("w_req"),
             col("failed").filter(in_span(window)).sum().alias("w_fail"),
-            col("busy_ms").filter(in_span(window)).sum().alias("w_busy"),
+            col("busy_us").filter(in_span(window)).sum().alias("w_busy"),
             col("requests")
                 .filter(in_span(baseline))
                 .sum()
                 .alias("b_req"),
-            col("busy_ms")
+            col("busy_us")
                 .filter(in_span(baseline))
                 .sum()
                 .alias("b_busy"),
@@ -133,22 +133,13 @@ pub fn dim_stats<'a>(
             .map(|v| v.unwrap_or(0).max(0) as u64)
             .collect())
     };
-    let float = |name: &str| -> Result<Vec<f64>, AggregateError> {
-        Ok(out
-            .column(name)
-            .and_then(|c| c.f64().cloned())
-            .map_err(err)?
-            .iter()
-            .map(|v| v.unwrap_or(0.0))
-            .collect())
-    };
     let (value, w_req, w_fail, w_busy, b_req, b_busy, t_req) = (
         text("value")?,
         int("w_req")?,
         int("w_fail")?,
-        float("w_busy")?,
+        int("w_busy")?,
         int("b_req")?,
-        float("b_busy")?,
+        int("b_busy")?,
         int("t_req")?,
     );
     Ok((0..value.len())
@@ -156,9 +147,9 @@ pub fn dim_stats<'a>(
             value: value[i].clone(),
             window_requests: w_req[i],
             window_failed: w_fail[i],
-            window_busy_ms: w_busy[i],
+            window_busy_ms: w_busy[i] as f64 / 1000.0,
             baseline_requests: b_req[i],
-            baseline_busy_ms: b_busy[i],
+            baseline_busy_ms: b_busy[i] as f64 / 1000.0,
             total_requests: t_req[i],
         })
         .collect())
@@ -170,10 +161,10 @@ mod tests {
 
     #[test]
     fn window_and_baseline_sums_per_value() {
-        let c = |requests, failed, busy_ms| Cell {
+        let c = |requests, failed, busy_ms: f64| Cell {
             requests,
             failed,
-            busy_ms,
+            busy_us: (busy_ms * 1000.0) as u64,
             ..Cell::default()
         };
         let a1 = c(2, 0, 10.0);

@@ -29,6 +29,13 @@ pub enum Command {
     Tenants(AnalyzeArgs),
     /// List the known formats, or check which format inputs are in.
     Formats(FormatsArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff), generated from these same definitions.
+    Man,
 }
 
 #[derive(Debug, Args)]
@@ -87,6 +94,10 @@ pub struct InputArgs {
     /// Any line no format parses is an error (exit code 2) instead of a counted skip.
     #[arg(long)]
     pub strict: bool,
+
+    /// Parsing threads (default: one per core). The output is the same whatever the number.
+    #[arg(long, value_name = "N")]
+    pub threads: Option<usize>,
 
     /// Map a metric name to a role, NAME=ROLE (e.g. app_db_busy=db_connections_in_use). Repeatable.
     #[arg(long = "metric-role", value_name = "NAME=ROLE")]

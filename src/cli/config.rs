@@ -24,6 +24,8 @@ pub struct InputConfig {
     pub tenant_paths: Vec<Regex>,
     pub tenant_queries: Vec<String>,
     pub metric_roles: Vec<(String, MetricRole)>,
+    /// Parsing threads.
+    pub threads: usize,
 }
 
 /// A resolved `analyze`/`timeline`/`tenants` run.
@@ -53,6 +55,10 @@ pub fn input_config(inputs: Vec<PathBuf>, a: &InputArgs) -> Result<InputConfig, 
         formats_dir: a.formats_dir.clone(),
         format: a.format.clone(),
         strict: a.strict,
+        threads: a
+            .threads
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from))
+            .max(1),
         ..InputConfig::default()
     };
     for rule in &a.tenant_from {

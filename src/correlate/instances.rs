@@ -27,6 +27,10 @@ pub struct InstanceHistory {
     pub restarts: Vec<Restart>,
     /// Probe failures per instance.
     pub probe_failures: BTreeMap<String, ProbeFailures>,
+    /// `address:port` -> the instance the orchestrator names: probe messages
+    /// carry the address they probed (`Get "http://10.42.1.11:8080/healthz"`),
+    /// which is how access logs and metrics name the same server.
+    pub aliases: BTreeMap<String, String>,
 }
 
 /// An instance's failed liveness/readiness probes.
@@ -73,6 +77,11 @@ pub fn history(agg: &Aggregates) -> InstanceHistory {
             }
             InfraKind::ProbeFailed => {
                 h.instances.insert(e.object.clone());
+                if let Some(addr) = probed_address(&e.message) {
+                    h.aliases
+                        .entry(addr.to_string())
+                        .or_insert_with(|| e.object.clone());
+                }
                 let p = h
                     .probe_failures
                     .entry(e.object.clone())
@@ -168,6 +177,14 @@ pub fn history(agg: &Aggregates) -> InstanceHistory {
     h
 }
 
+/// The `host:port` a probe message names (`http://10.42.1.11:8080/healthz`).
+fn probed_address(message: &str) -> Option<&str> {
+    let rest = &message[message.find("://")? + 3..];
+    let end = rest.find(['/', '"', ' ', '\'']).unwrap_or(rest.len());
+    let addr = &rest[..end];
+    addr.contains(':').then_some(addr)
+}
+
 impl Restart {
     /// When the instance was back, or, if it was never seen back (replaced
     /// in a rollout, or the data ends), a bounded guess so that a removed
@@ -178,6 +195,15 @@ impl Restart {
 }
 
 impl InstanceHistory {
+    /// An instance as the orchestrator names it, with the address other
+    /// sources use: `api-7c9d-k2xqp (10.42.1.11:8080)`.
+    pub fn display(&self, name: &str) -> String {
+        match self.aliases.get(name) {
+            Some(pod) => format!("{pod} ({name})"),
+            None => name.to_string(),
+        }
+    }
+
     /// The largest number of distinct instances down at one moment, and when
     /// (the moment the last of them went down).
     pub fn most_down_at_once(&self) -> (usize, Option<Millis>) {
@@ -195,5 +221,32 @@ impl InstanceHistory {
             }
         }
         best
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn probe_messages_name_the_address_they_probed() {
+        let cases = [
+            (
+                r#"Liveness probe failed: Get "http://10.42.1.11:8080/healthz": context deadline exceeded"#,
+                Some("10.42.1.11:8080"),
+            ),
+            (
+                "Readiness probe failed: HTTP probe failed with statuscode: 500",
+                None,
+            ),
+            (
+                "Liveness probe failed: dial tcp 10.0.0.5:80: connect: refused",
+                None,
+            ),
+            ("Get https://[::1]:8443/readyz: EOF", Some("[::1]:8443")),
+        ];
+        for (message, want) in cases {
+            assert_eq!(probed_address(message), want, "{message}");
+        }
     }
 }

@@ -383,7 +383,7 @@ fn health_state(
         for (i, c) in cells.iter().enumerate().take(w.end).skip(w.start) {
             h.checks_in_window += u64::from(c.requests);
             h.failed_in_window += u64::from(c.failed);
-            h.window_max_ms = h.window_max_ms.max(c.max_ms);
+            h.window_max_ms = h.window_max_ms.max(c.max_ms());
             // Failing means failed: a slow check that passes is not a failed one.
             if c.failed > 0 {
                 failing = true;

@@ -87,7 +87,7 @@ pub fn count_flags(counts: &[f64], rate: f64) -> Vec<bool> {
 /// baseline's: six robust standard deviations and at least double.
 pub fn latency_flags(cells: &[Cell], baseline: std::ops::Range<usize>) -> Vec<bool> {
     let n = cells.len();
-    let busy: Vec<f64> = cells.iter().map(|c| c.busy_ms).collect();
+    let busy: Vec<f64> = cells.iter().map(Cell::busy_ms).collect();
     let timed: Vec<f64> = cells.iter().map(|c| f64::from(c.timed)).collect();
     let (bs, ts) = (forward_sums(&busy, WINDOW), forward_sums(&timed, WINDOW));
     let means: Vec<f64> = (0..n)

@@ -12,7 +12,13 @@ use super::rules::{RuleError, Rules};
 
 include!(concat!(env!("OUT_DIR"), "/builtin_parsers.rs"));
 
-const RULE_FILES: [&str; 3] = ["signals.json", "metric-roles.json", "tenants.json"];
+/// Data files beside the definitions that are not definitions themselves.
+const RULE_FILES: [&str; 4] = [
+    "signals.json",
+    "metric-roles.json",
+    "tenants.json",
+    "log-format-variables.json",
+];
 
 /// Every format the run knows, specific ones first, and the rules.
 #[derive(Debug)]

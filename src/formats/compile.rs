@@ -9,6 +9,7 @@ use std::borrow::Cow;
 use super::definition::{Definition, DefinitionKind};
 use super::error::{span_of, FormatError};
 use super::role::Role;
+use super::template::Template;
 
 /// A compiled regex variant: the regex and, per capture group, its role.
 #[derive(Debug)]
@@ -22,6 +23,7 @@ pub struct Format {
     pub def: Definition,
     /// Where the definition came from (`access/nginx_combined.json`).
     pub file: String,
+    pub templates: Vec<Template>,
     pub patterns: Vec<Pattern>,
 }
 
@@ -69,8 +71,8 @@ impl<'a> Fields<'a> {
         self.labels.iter().map(|(k, v)| (k.as_ref(), v.as_ref()))
     }
 
-    pub fn set_label(&mut self, key: &'a str, value: &'a str) {
-        self.labels.push((Cow::Borrowed(key), Cow::Borrowed(value)));
+    pub fn set_label(&mut self, key: impl Into<Cow<'a, str>>, value: impl Into<Cow<'a, str>>) {
+        self.labels.push((key.into(), value.into()));
     }
 
     pub fn label(&self, key: &str) -> Option<&str> {
@@ -137,6 +139,16 @@ impl Format {
             }
             patterns.push(Pattern { regex, roles });
         }
+        let mut templates = Vec::new();
+        for raw in &def.templates {
+            let t = Template::compile(raw).map_err(|message| FormatError::Invalid {
+                file: file.to_string(),
+                message: format!("template `{raw}`: {message}"),
+                src: src(),
+                span: span_of(text, raw),
+            })?;
+            templates.push(t);
+        }
         let invalid = |message: String| FormatError::Invalid {
             file: file.to_string(),
             message,
@@ -144,19 +156,33 @@ impl Format {
             span: (0, 0).into(),
         };
         match def.kind {
-            DefinitionKind::Regex if patterns.is_empty() => {
-                return Err(invalid("a `regex` definition needs `patterns`".into()))
+            DefinitionKind::Regex if patterns.is_empty() && templates.is_empty() => {
+                return Err(invalid(
+                    "a `regex` definition needs `patterns` or `templates`".into(),
+                ))
             }
-            DefinitionKind::Json if def.fields.is_empty() => {
+            DefinitionKind::Json | DefinitionKind::Envelope
+                if def.fields.is_empty() && patterns.is_empty() =>
+            {
                 return Err(invalid("a `json` definition needs `fields`".into()))
+            }
+            DefinitionKind::Logfmt if def.fields.is_empty() => {
+                return Err(invalid("a `logfmt` definition needs `fields`".into()))
             }
             _ => {}
         }
         Ok(Format {
             def,
             file: file.to_string(),
+            templates,
             patterns,
         })
+    }
+
+    /// Whether records are cut from text (templates or patterns) rather
+    /// than read from JSON.
+    pub fn is_text(&self) -> bool {
+        !self.templates.is_empty() || !self.patterns.is_empty()
     }
 
     pub fn name(&self) -> &str {
@@ -165,6 +191,12 @@ impl Format {
 
     /// Fields of one line for a `regex` format; `None` when no variant matches.
     pub fn match_line<'a>(&self, line: &'a str) -> Option<Fields<'a>> {
+        for t in &self.templates {
+            if let Some(mut fields) = t.match_line(line) {
+                apply_constants(&self.def, &mut fields);
+                return Some(fields);
+            }
+        }
         for p in &self.patterns {
             if let Some(caps) = p.regex.captures(line) {
                 let mut fields = Fields::default();
@@ -173,7 +205,7 @@ impl Format {
                         fields.set(role, Cow::Borrowed(m.as_str()));
                     }
                 }
-                self.apply_constants(&mut fields);
+                apply_constants(&self.def, &mut fields);
                 return Some(fields);
             }
         }
@@ -183,34 +215,7 @@ impl Format {
     /// Fields of one JSON record for a `json` format; `None` when a required
     /// key is missing or an excluded one is present.
     pub fn match_json<'a>(&self, record: &'a Value) -> Option<Fields<'a>> {
-        record.as_object()?;
-        for key in &self.def.require {
-            lookup(record, key)?;
-        }
-        if self.def.exclude.iter().any(|k| lookup(record, k).is_some()) {
-            return None;
-        }
-        let mut fields = Fields::default();
-        for (role, keys) in &self.def.fields {
-            for key in keys {
-                if let Some(v) = lookup(record, key) {
-                    if let Some(text) = scalar_text(v) {
-                        fields.set(*role, text);
-                        break;
-                    }
-                }
-            }
-        }
-        self.apply_constants(&mut fields);
-        Some(fields)
-    }
-
-    fn apply_constants<'a>(&self, fields: &mut Fields<'a>) {
-        for (role, value) in &self.def.constants {
-            if !fields.has(*role) {
-                fields.set(*role, Cow::Owned(value.clone()));
-            }
-        }
+        map_json(&self.def, record)
     }
 
     /// Check every sample line of the definition: it must match and give its
@@ -232,10 +237,16 @@ impl Format {
             let json;
             let fields = match self.def.kind {
                 DefinitionKind::Regex => self.match_line(&sample.line),
-                DefinitionKind::Json => {
+                DefinitionKind::Envelope if self.is_text() => self.match_line(&sample.line),
+                DefinitionKind::Json | DefinitionKind::Envelope => {
                     json = serde_json::from_str::<Value>(&sample.line)
                         .map_err(|e| fail(format!("is not JSON: {e}")))?;
-                    self.match_json(&json)
+                    // A sample of an enveloped document is checked on its first record.
+                    let record = match self.def.envelope.as_deref().and_then(|e| lookup(&json, e)) {
+                        Some(Value::Array(items)) => items.first().unwrap_or(&json),
+                        _ => &json,
+                    };
+                    self.match_json(record)
                 }
                 _ => {
                     let x = reader
@@ -264,6 +275,46 @@ impl Format {
             }
         }
         Ok(())
+    }
+}
+
+/// A JSON record's fields by a definition's `fields` mapping (shared by the
+/// `json` kind and kinds that build a JSON-like record, such as `logfmt`);
+/// `None` when a required key is missing or an excluded one is present.
+pub fn map_json<'a>(def: &Definition, record: &'a Value) -> Option<Fields<'a>> {
+    record.as_object()?;
+    for key in &def.require {
+        lookup(record, key)?;
+    }
+    if def.exclude.iter().any(|k| lookup(record, k).is_some()) {
+        return None;
+    }
+    let mut fields = Fields::default();
+    for (role, keys) in &def.fields {
+        for key in keys {
+            if let Some(v) = lookup(record, key) {
+                if let Some(text) = scalar_text(v) {
+                    fields.set(*role, text);
+                    break;
+                }
+                // An envelope's structured payload (GCP `jsonPayload`) is
+                // handed on as a JSON line for the inner detection.
+                if *role == Role::Message && def.kind == DefinitionKind::Envelope && v.is_object() {
+                    fields.set(*role, Cow::Owned(v.to_string()));
+                    break;
+                }
+            }
+        }
+    }
+    apply_constants(def, &mut fields);
+    Some(fields)
+}
+
+fn apply_constants(def: &Definition, fields: &mut Fields<'_>) {
+    for (role, value) in &def.constants {
+        if !fields.has(*role) {
+            fields.set(*role, Cow::Owned(value.clone()));
+        }
     }
 }
 

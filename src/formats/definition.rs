@@ -16,8 +16,27 @@ pub enum DefinitionKind {
     /// JSON records (one per line, or documents, optionally under `envelope`),
     /// with `fields` mapping roles to candidate keys.
     Json,
-    /// A Prometheus HTTP API `query_range`/`query` response (code: `parse/prometheus.rs`).
+    /// A Prometheus HTTP API `query_range`/`query` response (code: `kinds/prometheus.rs`).
     PrometheusMatrix,
+    /// A platform's wrapper around log lines (Docker json-file, CRI,
+    /// `kubectl logs --timestamps`, Loki, CloudWatch Logs): `patterns` or
+    /// `fields` give `ts`, the inner line as `message`, labels as
+    /// `instance`, and CRI's `partial` tag; the inner line is detected and
+    /// parsed like any other input (`parse/envelope.rs`).
+    Envelope,
+    /// Code kinds, one module each under `kinds/`; `fields` is used by `logfmt` only.
+    PrometheusText,
+    Logfmt,
+    HerokuMetrics,
+    PostgresCsvlog,
+    MetricsCsv,
+    PgStatActivity,
+    PgbouncerShow,
+    CloudwatchMetrics,
+    DatadogQuery,
+    EcsEvents,
+    ElbTargetHealth,
+    K8sPodStatus,
 }
 
 impl DefinitionKind {
@@ -26,6 +45,19 @@ impl DefinitionKind {
             DefinitionKind::Regex => "regex",
             DefinitionKind::Json => "json",
             DefinitionKind::PrometheusMatrix => "prometheus_matrix",
+            DefinitionKind::Envelope => "envelope",
+            DefinitionKind::PrometheusText => "prometheus_text",
+            DefinitionKind::Logfmt => "logfmt",
+            DefinitionKind::HerokuMetrics => "heroku_metrics",
+            DefinitionKind::PostgresCsvlog => "postgres_csvlog",
+            DefinitionKind::MetricsCsv => "metrics_csv",
+            DefinitionKind::PgStatActivity => "pg_stat_activity",
+            DefinitionKind::PgbouncerShow => "pgbouncer_show",
+            DefinitionKind::CloudwatchMetrics => "cloudwatch_metrics",
+            DefinitionKind::DatadogQuery => "datadog_query",
+            DefinitionKind::EcsEvents => "ecs_events",
+            DefinitionKind::ElbTargetHealth => "elb_target_health",
+            DefinitionKind::K8sPodStatus => "k8s_pod_status",
         }
     }
 }
@@ -99,6 +131,10 @@ pub struct Definition {
     /// `regex`: variants tried in order; capture names are roles.
     #[serde(default)]
     pub patterns: Vec<String>,
+    /// `regex`: nginx `log_format` / Apache `LogFormat` templates, tried
+    /// before `patterns` as a fast path (see `template.rs`).
+    #[serde(default)]
+    pub templates: Vec<String>,
     /// `json`: role -> keys to try in order (`a.b` is a literal dotted key
     /// first, then a nested path).
     #[serde(default)]
@@ -110,6 +146,10 @@ pub struct Definition {
     /// generic format leaves an access log's records to its own definition).
     #[serde(default)]
     pub exclude: Vec<String>,
+    /// Line kinds: a line starting with one of these continues the record
+    /// before it (Java stack frames, PostgreSQL's tab-indented DETAIL lines).
+    #[serde(default)]
+    pub continuation_prefixes: Vec<String>,
     /// `json`: a key holding an array of records (`items` of a Kubernetes List).
     #[serde(default)]
     pub envelope: Option<String>,

@@ -104,10 +104,27 @@ pub fn score(
         if line.trim().is_empty() {
             continue;
         }
+        // A stack frame or detail line belongs to the record above: it says
+        // nothing about the format by itself.
+        if f.def
+            .continuation_prefixes
+            .iter()
+            .any(|p| line.starts_with(p.as_str()))
+            && f.match_line(line).is_none()
+        {
+            continue;
+        }
         total += 1;
         hits += match f.def.kind {
             DefinitionKind::Regex => f.match_line(line).map_or(0.0, |fl| credit(&fl)),
-            DefinitionKind::Json => value
+            DefinitionKind::Envelope if f.is_text() => {
+                if f.match_line(line).is_some_and(|fl| fl.has(Role::Message)) {
+                    1.0
+                } else {
+                    0.0
+                }
+            }
+            DefinitionKind::Json | DefinitionKind::Envelope => value
                 .as_ref()
                 .map_or(0.0, |v| json_record_credit(cat, index, v)),
             _ => match reader.as_mut() {
@@ -130,7 +147,7 @@ pub fn score(
 fn json_record_credit(cat: &Catalogue, index: usize, v: &Value) -> f64 {
     let f = &cat.formats[index];
     if let Some(env) = &f.def.envelope {
-        if let Some(items) = v.get(env).and_then(Value::as_array) {
+        if let Some(items) = super::compile::lookup(v, env).and_then(Value::as_array) {
             return items
                 .first()
                 .and_then(|i| f.match_json(i))
@@ -151,7 +168,8 @@ fn document_score(cat: &Catalogue, index: usize, head: &[String]) -> f64 {
     };
     match f.def.kind {
         DefinitionKind::Regex => 0.0,
-        DefinitionKind::Json => {
+        DefinitionKind::Envelope if f.is_text() => 0.0,
+        DefinitionKind::Json | DefinitionKind::Envelope => {
             if f.def.require.is_empty() {
                 return 0.0;
             }
@@ -206,7 +224,10 @@ mod tests {
     use super::*;
 
     /// Each definition's own samples must be detected as that definition, and
-    /// no other definition may score as high on them.
+    /// no other definition may score as high on them, except an envelope of
+    /// lower priority: `timestamped_lines` reads any line that starts with an
+    /// RFC 3339 time, as every AWS Classic ELB line does, and is meant to
+    /// lose that tie.
     #[test]
     fn samples_detect_as_their_own_format_and_no_other_scores_as_high() {
         let cat = Catalogue::builtin().expect("catalogue");
@@ -223,6 +244,10 @@ mod tests {
                 "scores: {scores:?}"
             );
             for &(j, s) in &scores {
+                let other = &cat.formats[j].def;
+                if other.kind == DefinitionKind::Envelope && other.priority < f.def.priority {
+                    continue;
+                }
                 if j != i {
                     assert!(
                         s < det.score,

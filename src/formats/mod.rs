@@ -18,6 +18,7 @@ mod error;
 mod kinds;
 mod role;
 mod rules;
+mod template;
 
 pub use catalogue::{load_definition, Catalogue, CatalogueError};
 pub use compile::{lookup, Fields, Format};

@@ -43,10 +43,12 @@ pub enum Role {
     Value,
     /// A metric series' identity (name and labels).
     Series,
+    /// CRI's tag: `P` when the line continues in the next record.
+    Partial,
 }
 
 impl Role {
-    pub const ALL: [Role; 24] = [
+    pub const ALL: [Role; 25] = [
         Role::Ts,
         Role::FirstTs,
         Role::Request,
@@ -71,6 +73,7 @@ impl Role {
         Role::Metric,
         Role::Value,
         Role::Series,
+        Role::Partial,
     ];
 
     pub fn name(self) -> &'static str {
@@ -99,6 +102,7 @@ impl Role {
             Role::Metric => "metric",
             Role::Value => "value",
             Role::Series => "series",
+            Role::Partial => "partial",
         }
     }
 

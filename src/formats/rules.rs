@@ -52,7 +52,7 @@ struct TenantFile {
 #[derive(Debug)]
 pub struct Rules {
     signal_sets: Vec<(Signal, RegexSet)>,
-    health_routes: Vec<String>,
+    health_routes: rustc_hash::FxHashSet<String>,
     probe_agents: Vec<String>,
     infra_reasons: Vec<(String, InfraKind)>,
     metric_roles: BTreeMap<String, MetricRole>,
@@ -164,7 +164,7 @@ impl Rules {
         }
         Ok(Rules {
             signal_sets,
-            health_routes: s.health_routes,
+            health_routes: s.health_routes.into_iter().collect(),
             probe_agents: s
                 .probe_agents
                 .iter()
@@ -194,16 +194,15 @@ impl Rules {
 
     /// Whether a request is a health probe, by its route or its user agent.
     pub fn is_health_check(&self, route: &str, user_agent: Option<&str>) -> bool {
-        if self.health_routes.iter().any(|r| r == route) {
+        if self.health_routes.contains(route) {
             return true;
         }
-        match user_agent {
-            Some(ua) => {
-                let ua = ua.to_ascii_lowercase();
-                self.probe_agents.iter().any(|p| ua.starts_with(p.as_str()))
-            }
-            None => false,
-        }
+        // Case-insensitive prefix compare without lowercasing a copy per request.
+        user_agent.is_some_and(|ua| {
+            self.probe_agents.iter().any(|p| {
+                ua.len() >= p.len() && ua.as_bytes()[..p.len()].eq_ignore_ascii_case(p.as_bytes())
+            })
+        })
     }
 
     pub fn infra_kind(&self, reason: &str, message: &str) -> InfraKind {

@@ -52,6 +52,13 @@ pub enum ParseError {
         span: SourceSpan,
     },
 
+    #[error("{path}: a parsing thread stopped unexpectedly")]
+    #[diagnostic(
+        code(postmortem::parse::worker),
+        help("this is a bug in postmortem; --threads 1 avoids threads")
+    )]
+    Worker { path: String },
+
     #[error(transparent)]
     #[diagnostic(transparent)]
     Read(#[from] ReadError),

@@ -272,6 +272,10 @@ fn duration_ms(text: &str, unit: DurationUnit) -> Option<f64> {
 /// upstreams; the last one answered.
 fn last_of_list(v: &str) -> &str {
     let v = v.trim();
+    // The common case, one value: no searcher to set up.
+    if memchr::memchr(b' ', v.as_bytes()).is_none() {
+        return v;
+    }
     let after_comma = v.rsplit(", ").next().unwrap_or(v);
     after_comma
         .rsplit(" : ")
@@ -342,6 +346,8 @@ fn integration(
                 .find_map(|k| lookup(rec, k).and_then(scalar))
         })
         .or_else(|| {
+            // Most paths have no query: skip the parameter search then.
+            memchr::memchr(b'?', path.as_bytes())?;
             rules
                 .api_key_params
                 .iter()

@@ -6,7 +6,7 @@
 /// Fold a raw path. `id_after` names the segments whose next segment is an
 /// id whatever it looks like (`accounts`, `orgs`, ...).
 pub fn fold(path: &str, id_after: &[String]) -> String {
-    let path = path.split(['?', '#']).next().unwrap_or("");
+    let path = strip_query(path);
     if path.is_empty() {
         return "/".to_string();
     }
@@ -79,9 +79,17 @@ fn is_uuid(s: &str) -> bool {
         })
 }
 
+/// The path without its query string or fragment.
+fn strip_query(path: &str) -> &str {
+    match memchr::memchr2(b'?', b'#', path.as_bytes()) {
+        Some(i) => &path[..i],
+        None => path,
+    }
+}
+
 /// The segment right after one of `keys` (`accounts/<tenant>`), raw.
 pub fn segment_after<'a>(path: &'a str, keys: &[String]) -> Option<&'a str> {
-    let path = path.split(['?', '#']).next().unwrap_or("");
+    let path = strip_query(path);
     let mut segs = path.split('/');
     while let Some(s) = segs.next() {
         if keys.iter().any(|k| k.eq_ignore_ascii_case(s)) {

@@ -106,6 +106,18 @@ impl TimeParser {
         }
     }
 
+    /// A parser for another part of the same input (a worker's chunk): same
+    /// formats and zone, and the year context reached so far.
+    pub fn for_chunk(&self) -> TimeParser {
+        TimeParser {
+            formats: self.formats.clone(),
+            zone: self.zone,
+            last: None,
+            context: self.context,
+            saw_zoneless: false,
+        }
+    }
+
     /// UTC milliseconds, or `None` when the text is no timestamp we know.
     pub fn parse(&mut self, text: &str) -> Option<Millis> {
         if let Some((t, ms, zoneless)) = &self.last {

@@ -49,6 +49,92 @@ impl Lines {
     }
 }
 
+/// A run of whole lines read in one go, for a worker thread.
+#[derive(Debug, Default)]
+pub struct Chunk {
+    /// The number of the chunk's first line.
+    pub first_line: u64,
+    /// Raw bytes, ending at a line end (or the end of the input).
+    pub data: Vec<u8>,
+}
+
+impl Chunk {
+    /// The chunk's lines with their numbers: CRLF removed, invalid UTF-8
+    /// replaced; the second value counts lines that held invalid UTF-8.
+    pub fn lines(&self) -> impl Iterator<Item = (u64, std::borrow::Cow<'_, str>, bool)> {
+        let mut data: &[u8] = &self.data;
+        if data.last() == Some(&b'\n') {
+            data = &data[..data.len() - 1];
+        }
+        let first = self.first_line;
+        let empty = self.data.is_empty();
+        data.split(|b| *b == b'\n')
+            .take(if empty { 0 } else { usize::MAX })
+            .enumerate()
+            .map(move |(i, raw)| {
+                let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
+                match std::str::from_utf8(raw) {
+                    Ok(s) => (first + i as u64, std::borrow::Cow::Borrowed(s), false),
+                    Err(_) => (first + i as u64, String::from_utf8_lossy(raw), true),
+                }
+            })
+    }
+}
+
+impl Lines {
+    /// The next run of about `target` bytes of whole lines, or `None` at the end.
+    /// Lines that start with one of `continuations` stay in the chunk of the
+    /// record they continue (a stack trace under its log line).
+    pub fn next_chunk(
+        &mut self,
+        target: usize,
+        continuations: &[String],
+    ) -> Result<Option<Chunk>, ReadError> {
+        let mut data = Vec::with_capacity(target + 4096);
+        let io = |e: std::io::Error| ReadError::Io {
+            path: self.name.clone(),
+            message: e.to_string(),
+        };
+        loop {
+            let buf = self.reader.fill_buf().map_err(io)?;
+            if buf.is_empty() {
+                break;
+            }
+            let take = buf.len().min(target.saturating_sub(data.len()));
+            if take == 0 {
+                // Full: finish the line we are in.
+                let used = self.reader.read_until(b'\n', &mut data).map_err(io)?;
+                if used == 0 || data.last() == Some(&b'\n') {
+                    break;
+                }
+                continue;
+            }
+            data.extend_from_slice(&buf[..take]);
+            self.reader.consume(take);
+        }
+        while !continuations.is_empty() && data.last() == Some(&b'\n') {
+            let buf = self.reader.fill_buf().map_err(io)?;
+            if !continuations.iter().any(|c| buf.starts_with(c.as_bytes())) {
+                break;
+            }
+            self.reader.read_until(b'\n', &mut data).map_err(io)?;
+        }
+        if data.is_empty() {
+            return Ok(None);
+        }
+        let mut newlines = memchr::memchr_iter(b'\n', &data).count() as u64;
+        if data.last() != Some(&b'\n') {
+            newlines += 1;
+        }
+        let chunk = Chunk {
+            first_line: self.line + 1,
+            data,
+        };
+        self.line += newlines;
+        Ok(Some(chunk))
+    }
+}
+
 impl Iterator for Lines {
     type Item = Result<(u64, String), ReadError>;
 
@@ -88,6 +174,38 @@ impl Iterator for Lines {
 mod tests {
     use super::*;
     use std::io::Cursor;
+
+    #[test]
+    fn chunks_end_at_line_ends_and_keep_numbering() {
+        let text: String = (1..=1000).map(|i| format!("line {i}\r\n")).collect();
+        let mut lines = Lines::new("t".into(), Box::new(Cursor::new(text.into_bytes())));
+        let first = lines.next().expect("one").expect("ok");
+        assert_eq!(first, (1, "line 1".to_string()));
+        let mut seen = vec![1u64];
+        while let Some(c) = lines.next_chunk(100, &[]).expect("chunk") {
+            for (n, l, bad) in c.lines() {
+                assert!(!bad);
+                assert_eq!(l, format!("line {n}"));
+                seen.push(n);
+            }
+        }
+        assert_eq!(seen, (1..=1000).collect::<Vec<u64>>());
+    }
+
+    #[test]
+    fn continuation_lines_stay_with_their_record() {
+        let text: String = (1..=200)
+            .map(|i| format!("record {i}\n\tat frame {i}\n"))
+            .collect();
+        let mut lines = Lines::new("t".into(), Box::new(Cursor::new(text.into_bytes())));
+        while let Some(c) = lines.next_chunk(50, &["\t".to_string()]).expect("chunk") {
+            let first = c.lines().next().expect("a line").1.into_owned();
+            assert!(
+                first.starts_with("record"),
+                "a chunk starts inside a record: {first}"
+            );
+        }
+    }
 
     #[test]
     fn crlf_bom_and_bad_utf8_are_handled() {

@@ -15,4 +15,4 @@ mod lines;
 
 pub use error::ReadError;
 pub use input::{open_all, Input};
-pub use lines::Lines;
+pub use lines::{Chunk, Lines};

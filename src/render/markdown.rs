@@ -572,7 +572,10 @@ fn data(out: &mut String, r: &Report) {
             out,
             "| `{}` | {} | {} | {} | {} | {} | {} |",
             cell(&i.path),
-            i.format,
+            match &i.inner_format {
+                Some(inner) => format!("{} ({inner} inside)", i.format),
+                None => i.format.clone(),
+            },
             i.lines,
             i.parsed,
             i.skipped,

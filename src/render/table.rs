@@ -190,6 +190,10 @@ pub fn check_json(stats: &[crate::parse::InputStats]) -> String {
             "skipped_by_reason": s.skipped_by_reason,
             "unplaced_by_reason": s.unplaced_by_reason,
         });
+        let mut v = v;
+        if let Some(inner) = &s.inner_format {
+            v["inner_format"] = serde_json::Value::String(inner.clone());
+        }
         out.push_str(&v.to_string());
         out.push('\n');
     }

@@ -2,6 +2,9 @@
 //! Themed modules; snapshots under `snapshots/` are reviewed like code.
 
 mod bad_input;
+mod commands;
 mod corpus;
+mod envelopes;
 mod fixture;
 mod samples;
+mod timeless;

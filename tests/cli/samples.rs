@@ -168,11 +168,13 @@ fn the_bulk_export_report_reads_as_reviewed() {
 }
 
 #[test]
-fn same_inputs_give_the_same_bytes() {
-    let a = run(&["analyze", "samples/bulk-export"]);
-    let b = run(&["analyze", "samples/bulk-export"]);
-    assert_eq!(a.0, 0);
+fn same_inputs_give_the_same_bytes_whatever_the_thread_count() {
+    let a = run(&["analyze", "--json", "--threads", "1", "samples/bulk-export"]);
+    let b = run(&["analyze", "--json", "--threads", "3", "samples/bulk-export"]);
+    let c = run(&["analyze", "--json", "--threads", "3", "samples/bulk-export"]);
+    assert_eq!(a.0, 0, "{}", a.2);
     assert_eq!(a.1, b.1);
+    assert_eq!(b.1, c.1);
 }
 
 #[test]

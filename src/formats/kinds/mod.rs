@@ -8,21 +8,42 @@
 //! here implementing [`Extractor`], one arm in [`extractor`], and a data file
 //! under `parsers/` that uses it, with samples.
 
+mod capture;
+mod cloudwatch;
+mod csv_rows;
+mod datadog;
+mod ecs;
+mod elb;
+mod heroku;
+mod k8s_pod;
+mod logfmt;
+mod metrics_csv;
+mod pg_activity;
+mod pgbouncer_show;
+mod postgres_csvlog;
 mod prometheus;
+mod prometheus_text;
 
 use serde_json::Value;
+use std::borrow::Cow;
 
 use super::compile::Fields;
 use super::definition::{Definition, DefinitionKind};
+use super::role::Role;
 
 /// Why a line or document gave no record.
 pub type Skip = &'static str;
+
+/// The reason a blank line is skipped, for kinds whose syntax has none.
+pub const BLANK: Skip = "blank line";
 
 /// Reads one input of a code kind. A fresh extractor is made per input, so
 /// it may keep state (a CSV header, the current metric family).
 pub trait Extractor: Send {
     /// Records in one physical line. `Ok(vec![])` means the line was
-    /// understood but holds no record (a header, a comment).
+    /// understood but holds no record (a header, a comment). Blank lines are
+    /// passed too (a quoted CSV field may hold one): return `Err(BLANK)` for
+    /// those the syntax has no use for.
     fn line<'a>(&mut self, line: &'a str) -> Result<Vec<Fields<'a>>, Skip>;
 
     /// Records in one whole JSON document (pretty-printed inputs).
@@ -37,13 +58,120 @@ pub trait Extractor: Send {
         let _ = head;
         0.0
     }
+
+    /// Asked right after [`Extractor::line`] or [`Extractor::document`] gave
+    /// no record: `Some(reason)` when the line held data that cannot be put
+    /// on the timeline (a sample without a timestamp), `None` for a header
+    /// or a comment. Such lines are parsed, and counted under the reason.
+    fn unplaced(&mut self) -> Option<Skip> {
+        None
+    }
+
+    /// Records still held at the end of the input (the last capture of a
+    /// snapshot that is summed over rows). They count like the records of
+    /// the input's last line.
+    fn finish(&mut self) -> Vec<Fields<'static>> {
+        Vec::new()
+    }
 }
 
 /// The extractor of a code kind, or `None` for the data-driven kinds
 /// (`regex`, `json`), which the format reads itself.
 pub fn extractor(def: &Definition) -> Option<Box<dyn Extractor>> {
-    match def.kind {
-        DefinitionKind::Regex | DefinitionKind::Json => None,
-        DefinitionKind::PrometheusMatrix => Some(Box::new(prometheus::Matrix)),
+    Some(match def.kind {
+        DefinitionKind::Regex | DefinitionKind::Json | DefinitionKind::Envelope => return None,
+        DefinitionKind::PrometheusMatrix => Box::new(prometheus::Matrix),
+        DefinitionKind::PrometheusText => Box::<prometheus_text::Text>::default(),
+        DefinitionKind::Logfmt => Box::new(logfmt::Logfmt::new(def)),
+        DefinitionKind::HerokuMetrics => Box::<heroku::Heroku>::default(),
+        DefinitionKind::PostgresCsvlog => Box::<postgres_csvlog::Csvlog>::default(),
+        DefinitionKind::MetricsCsv => Box::<metrics_csv::MetricsCsv>::default(),
+        DefinitionKind::PgStatActivity => Box::<pg_activity::PgActivity>::default(),
+        DefinitionKind::PgbouncerShow => Box::<pgbouncer_show::Show>::default(),
+        DefinitionKind::CloudwatchMetrics => Box::new(cloudwatch::Metrics),
+        DefinitionKind::DatadogQuery => Box::new(datadog::Query),
+        DefinitionKind::EcsEvents => Box::new(ecs::Events),
+        DefinitionKind::ElbTargetHealth => Box::<elb::TargetHealth>::default(),
+        DefinitionKind::K8sPodStatus => Box::<k8s_pod::PodStatus>::default(),
+    })
+}
+
+/// A series' identity: the name and its labels sorted by key, in PromQL
+/// spelling (`up{instance="a",job="b"}`), so one series from any kind has
+/// one key.
+pub fn series_key<'l>(name: &str, labels: impl IntoIterator<Item = (&'l str, &'l str)>) -> String {
+    let mut labels: Vec<(&str, &str)> = labels.into_iter().collect();
+    if labels.is_empty() {
+        return name.to_string();
+    }
+    labels.sort();
+    let body: Vec<String> = labels
+        .iter()
+        .map(|(k, v)| format!("{k}=\"{}\"", v.replace('\\', "\\\\").replace('"', "\\\"")))
+        .collect();
+    format!("{name}{{{}}}", body.join(","))
+}
+
+/// One metric sample's fields: ts, metric, value, series (from `labels`) and
+/// each label.
+pub fn metric_record<'a>(
+    ts: Cow<'a, str>,
+    name: Cow<'a, str>,
+    value: Cow<'a, str>,
+    labels: &[(Cow<'a, str>, Cow<'a, str>)],
+) -> Fields<'a> {
+    let mut f = Fields::default();
+    f.set(
+        Role::Series,
+        Cow::Owned(series_key(
+            &name,
+            labels.iter().map(|(k, v)| (k.as_ref(), v.as_ref())),
+        )),
+    );
+    f.set(Role::Ts, ts);
+    f.set(Role::Metric, name);
+    f.set(Role::Value, value);
+    for (k, v) in labels {
+        f.set_label(k.clone(), v.clone());
+    }
+    f
+}
+
+/// JSON number or numeric string -> its text; `null` and anything else -> `None`.
+pub fn number_text(v: &Value) -> Option<Cow<'_, str>> {
+    match v {
+        Value::Number(n) => Some(Cow::Owned(n.to_string())),
+        Value::String(s) => Some(Cow::Borrowed(s.as_str())),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn series_keys_sort_and_escape_labels() {
+        type Case = (
+            &'static str,
+            Vec<(&'static str, &'static str)>,
+            &'static str,
+        );
+        let cases: [Case; 3] = [
+            ("bare", vec![], "up"),
+            (
+                "sorted",
+                vec![("job", "b"), ("instance", "a")],
+                "up{instance=\"a\",job=\"b\"}",
+            ),
+            (
+                "escaped",
+                vec![("p", "C:\\x \"y\"")],
+                "up{p=\"C:\\\\x \\\"y\\\"\"}",
+            ),
+        ];
+        for (name, labels, want) in cases {
+            assert_eq!(series_key("up", labels), want, "{name}");
+        }
     }
 }

@@ -4,7 +4,7 @@
 use serde_json::Value;
 use std::borrow::Cow;
 
-use super::{Extractor, Skip};
+use super::{Extractor, Skip, BLANK};
 use crate::formats::compile::Fields;
 use crate::formats::role::Role;
 
@@ -12,6 +12,9 @@ pub struct Matrix;
 
 impl Extractor for Matrix {
     fn line<'a>(&mut self, line: &'a str) -> Result<Vec<Fields<'a>>, Skip> {
+        if line.trim().is_empty() {
+            return Err(BLANK);
+        }
         let doc: Value = serde_json::from_str(line).map_err(|_| "not valid JSON")?;
         // The line's value is dropped here, so its records own their text.
         Ok(samples(&doc)?.into_iter().map(owned).collect())
@@ -40,6 +43,10 @@ fn samples(doc: &Value) -> Result<Vec<Fields<'_>>, Skip> {
     let data = doc
         .get("data")
         .ok_or("no `data` in the Prometheus response")?;
+    // Loki answers log queries in the same envelope: those are log lines, not samples.
+    if data.get("resultType").and_then(Value::as_str) == Some("streams") {
+        return Err("a Loki log stream response, not metrics");
+    }
     let result = data
         .get("result")
         .and_then(Value::as_array)
@@ -114,5 +121,7 @@ mod tests {
         let v: Value = serde_json::from_str(vector).expect("json");
         assert_eq!(Matrix.document(&v).expect("records").len(), 1);
         assert!(Matrix.line("{}").is_err());
+        let loki = r#"{"status":"success","data":{"resultType":"streams","result":[{"stream":{"job":"x"},"values":[["1790841480000000000","hello"]]}]}}"#;
+        assert!(Matrix.line(loki).is_err());
     }
 }

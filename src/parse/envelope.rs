@@ -1,0 +1,416 @@
+//! Envelopes: what engineers download after an incident often wraps the
+//! real log lines in a platform's record (Docker json-file, CRI and
+//! `kubectl logs --timestamps` prefixes, Loki, CloudWatch Logs events). The
+//! envelope gives a time, the inner line and labels; the inner lines are
+//! detected and parsed like any input, labels fill in the instance where
+//! the inner line names none, and an inner line no format reads is kept as
+//! a plain log record at the envelope's time.
+//!
+//! In: an input whose detected format is an `envelope` definition. Out:
+//! events of the inner format, and the input's statistics (a line is an
+//! envelope record).
+//!
+//! ```text
+//! {"log":"203.0.113.7 - - [01/Oct/2026:13:26:55 +0530] \"GET /x HTTP/1.1\" 200 5 \"-\" \"curl/8\"\n","time":"..."}
+//!   -> inner nginx_combined line -> Event::Request { .. }
+//! ```
+
+use serde_json::value::RawValue;
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+use super::record::{self, Builder};
+use super::timestamp::TimeParser;
+use super::{json_records, InputStats, ParseError, ParseOptions};
+use crate::event::{Event, EventSink, Level, LogRecord, Origin};
+use crate::formats::{detect, Catalogue, DefinitionKind, Fields, Format, RecordMode, Role};
+use crate::read::Lines;
+
+/// Inner lines looked at to detect their format.
+const INNER_HEAD: usize = 200;
+
+/// One unwrapped record.
+struct Wrapped {
+    origin: Origin,
+    /// Envelope lines this record took (CRI partial lines join).
+    lines: u64,
+    ts: Option<String>,
+    inner: String,
+    instance: Option<String>,
+}
+
+/// Unwraps records and joins CRI partial lines.
+struct Unwrapper<'f> {
+    format: &'f Format,
+    pending: Option<Wrapped>,
+}
+
+impl Unwrapper<'_> {
+    /// Fields of one envelope record -> a finished record, or `None` while
+    /// a partial line waits for its end.
+    fn push(&mut self, f: &Fields<'_>, origin: Origin) -> Option<Wrapped> {
+        let mut inner = f.get(Role::Message).unwrap_or("").to_string();
+        // Docker keeps the line's newline inside the record.
+        while inner.ends_with(['\n', '\r']) {
+            inner.pop();
+        }
+        let partial = f.get(Role::Partial) == Some("P");
+        let rec = match self.pending.take() {
+            Some(mut p) => {
+                p.inner.push_str(&inner);
+                p.lines += 1;
+                p
+            }
+            None => Wrapped {
+                origin,
+                lines: 1,
+                ts: f.get(Role::Ts).map(str::to_string),
+                inner,
+                instance: f
+                    .get(Role::Instance)
+                    .filter(|i| !i.is_empty())
+                    .map(str::to_string),
+            },
+        };
+        if partial {
+            self.pending = Some(rec);
+            None
+        } else {
+            Some(rec)
+        }
+    }
+
+    fn records_of_json<'v>(&self, v: &'v Value) -> Vec<&'v Value> {
+        match self
+            .format
+            .def
+            .envelope
+            .as_deref()
+            .and_then(|e| crate::formats::lookup(v, e))
+        {
+            Some(Value::Array(items)) => items.iter().collect(),
+            _ => vec![v],
+        }
+    }
+}
+
+/// Parse an enveloped input: unwrap every record, detect the inner format
+/// on the first ones, then parse them all.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn parse<S: EventSink>(
+    format: &Format,
+    mode: RecordMode,
+    head: Vec<(u64, String)>,
+    lines: &mut Lines,
+    cat: &Catalogue,
+    opts: &ParseOptions,
+    index: u32,
+    stats: &mut InputStats,
+    sink: &mut S,
+) -> Result<(), ParseError> {
+    let mut un = Unwrapper {
+        format,
+        pending: None,
+    };
+    let mut parser = InnerParser {
+        cat,
+        envelope_times: TimeParser::new(&format.def.timestamp_formats, opts.input_tz),
+        inner: None,
+        inner_times: None,
+        buffered: Vec::new(),
+        detected: false,
+        opts,
+    };
+    let mut feed = |n: u64, line: &str, stats: &mut InputStats, sink: &mut S| {
+        let origin = Origin {
+            input: index,
+            line: n,
+        };
+        if line.trim().is_empty() {
+            stats.skip(n, "blank line", line);
+            return;
+        }
+        if format.is_text() {
+            match format.match_line(line) {
+                Some(f) => {
+                    if let Some(w) = un.push(&f, origin) {
+                        parser.take(w, stats, sink);
+                    }
+                }
+                None => stats.skip(n, "does not match the envelope", line),
+            }
+            return;
+        }
+        let Ok(v) = serde_json::from_str::<Value>(line) else {
+            stats.skip(n, "not valid JSON", line);
+            return;
+        };
+        let recs = un.records_of_json(&v);
+        if recs.is_empty() {
+            stats.parsed_without_event();
+        }
+        for r in recs {
+            match format.match_json(r) {
+                Some(f) => {
+                    if let Some(w) = un.push(&f, origin) {
+                        parser.take(w, stats, sink);
+                    }
+                }
+                None => stats.skip(n, "a required field is missing", line),
+            }
+        }
+    };
+    match mode {
+        RecordMode::Lines => {
+            for (n, line) in &head {
+                feed(*n, line, stats, sink);
+            }
+            for item in lines.by_ref() {
+                let (n, line) = item?;
+                feed(n, &line, stats, sink);
+            }
+        }
+        RecordMode::Documents => {
+            stats.documents = true;
+            let mut text = head
+                .iter()
+                .map(|(_, l)| l.as_str())
+                .collect::<Vec<_>>()
+                .join("\n");
+            text.push('\n');
+            text.push_str(&lines.rest_to_string()?);
+            let idx = super::LineIndex::new(&text);
+            let mut docs: Vec<&RawValue> = Vec::new();
+            let mut stream = serde_json::Deserializer::from_str(&text).into_iter::<&RawValue>();
+            loop {
+                match stream.next() {
+                    None => break,
+                    Some(Ok(raw)) => docs.push(raw),
+                    Some(Err(e)) => {
+                        // A pasted array cut short (no closing bracket) still holds whole records.
+                        match array_elements(&text) {
+                            Some(elements) if docs.is_empty() && !elements.is_empty() => {
+                                docs = elements
+                            }
+                            _ => stats.skip(e.line() as u64, "invalid JSON document", ""),
+                        }
+                        break;
+                    }
+                }
+            }
+            for raw in docs {
+                let items: Vec<&RawValue> = match format.def.envelope.as_deref() {
+                    Some(env) => raw_path(raw, env).unwrap_or_else(|| vec![raw]),
+                    // A document that is an array (`gcloud logging read --format=json`) is its records.
+                    None => serde_json::from_str(raw.get()).unwrap_or_else(|_| vec![raw]),
+                };
+                for item in items {
+                    let origin = Origin {
+                        input: index,
+                        line: idx.line_of(&text, item.get()),
+                    };
+                    let fields_ok = serde_json::from_str::<Value>(item.get())
+                        .ok()
+                        .and_then(|v| format.match_json(&v).map(|f| un.push(&f, origin)));
+                    match fields_ok {
+                        Some(Some(w)) => parser.take(w, stats, sink),
+                        Some(None) => {}
+                        None => stats.skip(origin.line, "a required field is missing", ""),
+                    }
+                }
+            }
+        }
+    }
+    if let Some(w) = un.pending.take() {
+        parser.take(w, stats, sink);
+    }
+    parser.flush(stats, sink);
+    Ok(())
+}
+
+/// The elements of a top-level array read one by one, so that an array
+/// that was cut short still gives the records it holds.
+fn array_elements(text: &str) -> Option<Vec<&RawValue>> {
+    let mut pos = text.find('[')? + 1;
+    let mut out = Vec::new();
+    loop {
+        pos += text[pos..]
+            .find(|c: char| !c.is_whitespace() && c != ',')
+            .unwrap_or(text.len() - pos);
+        if pos >= text.len() || text[pos..].starts_with(']') {
+            break;
+        }
+        let mut one = serde_json::Deserializer::from_str(&text[pos..]).into_iter::<&RawValue>();
+        match one.next() {
+            Some(Ok(raw)) => {
+                out.push(raw);
+                pos += one.byte_offset();
+            }
+            _ => break,
+        }
+    }
+    Some(out)
+}
+
+/// The array at a dotted path (`hits.hits`) inside a raw document, each
+/// element still raw so that it keeps its place (and line) in the text.
+fn raw_path<'a>(raw: &'a RawValue, path: &str) -> Option<Vec<&'a RawValue>> {
+    let mut cur = raw;
+    for part in path.split('.') {
+        let obj: BTreeMap<&str, &RawValue> = serde_json::from_str(cur.get()).ok()?;
+        cur = obj.get(part)?;
+    }
+    serde_json::from_str(cur.get()).ok()
+}
+
+/// Detects the inner format on the first records, then parses them all.
+struct InnerParser<'c> {
+    cat: &'c Catalogue,
+    envelope_times: TimeParser,
+    inner: Option<usize>,
+    inner_times: Option<Builder<'static>>,
+    buffered: Vec<Wrapped>,
+    detected: bool,
+    opts: &'c ParseOptions,
+}
+
+impl InnerParser<'_> {
+    fn take<S: EventSink>(&mut self, w: Wrapped, stats: &mut InputStats, sink: &mut S) {
+        if self.detected {
+            self.parse(w, stats, sink);
+            return;
+        }
+        self.buffered.push(w);
+        if self.buffered.len() >= INNER_HEAD {
+            self.flush(stats, sink);
+        }
+    }
+
+    /// Detect on what is buffered (once), then parse it.
+    fn flush<S: EventSink>(&mut self, stats: &mut InputStats, sink: &mut S) {
+        if !self.detected {
+            self.detected = true;
+            let head: Vec<String> = self.buffered.iter().map(|w| w.inner.clone()).collect();
+            // An envelope inside an envelope is not unwrapped twice.
+            self.inner = detect(self.cat, &head)
+                .0
+                .map(|d| d.format)
+                .filter(|&i| self.cat.formats[i].def.kind != DefinitionKind::Envelope);
+            if let Some(i) = self.inner {
+                stats.inner_format = Some(self.cat.formats[i].name().to_string());
+                self.inner_times = Some(Builder::new(
+                    TimeParser::new(
+                        &self.cat.formats[i].def.timestamp_formats,
+                        self.opts.input_tz,
+                    ),
+                    None,
+                ));
+            }
+        }
+        for w in std::mem::take(&mut self.buffered) {
+            self.parse(w, stats, sink);
+        }
+    }
+
+    fn parse<S: EventSink>(&mut self, w: Wrapped, stats: &mut InputStats, sink: &mut S) {
+        if w.inner.trim().is_empty() {
+            for _ in 0..w.lines {
+                stats.skip(w.origin.line, "blank line", "");
+            }
+            return;
+        }
+        let events = match (self.inner, self.inner_times.as_mut()) {
+            (Some(i), Some(times)) => {
+                inner_events(&self.cat.formats[i], self.cat, times, &w.inner, w.origin).ok()
+            }
+            _ => None,
+        };
+        let events = match events {
+            Some(evs) if !evs.is_empty() => evs,
+            // Not the inner format (or none was found): a plain log record at the envelope's time.
+            _ => match w.ts.as_deref().and_then(|t| self.envelope_times.parse(t)) {
+                Some(ts) => vec![Event::Log(LogRecord {
+                    ts,
+                    origin: w.origin,
+                    level: level_in(&w.inner),
+                    signal: self.cat.rules.signal_of(&w.inner),
+                    message: w.inner.clone(),
+                    instance: w.instance.clone(),
+                    tenant: None,
+                })],
+                None => {
+                    for _ in 0..w.lines {
+                        stats.skip(
+                            w.origin.line,
+                            "no timestamp in the envelope or the line",
+                            "",
+                        );
+                    }
+                    return;
+                }
+            },
+        };
+        // The record's lines are one record: the first carries the events, the rest are read.
+        for _ in 1..w.lines {
+            stats.parsed_without_event();
+        }
+        for mut ev in events {
+            if let Some(inst) = &w.instance {
+                match &mut ev {
+                    Event::Request(r) if r.instance.is_none() => r.instance = Some(inst.clone()),
+                    Event::Log(l) if l.instance.is_none() => l.instance = Some(inst.clone()),
+                    _ => {}
+                }
+            }
+            stats.parsed_at(ev.ts());
+            sink.push(ev);
+        }
+    }
+}
+
+/// Events of one inner line in its own format.
+fn inner_events(
+    format: &Format,
+    cat: &Catalogue,
+    times: &mut Builder<'_>,
+    line: &str,
+    origin: Origin,
+) -> Result<Vec<Event>, &'static str> {
+    match format.def.kind {
+        DefinitionKind::Json => {
+            let value: Value = serde_json::from_str(line).map_err(|_| "not valid JSON")?;
+            json_records(format, cat, times, &value, origin)
+        }
+        _ if format.is_text() => {
+            let fields = format.match_line(line).ok_or("does not match the format")?;
+            // An inner line without a time gives nothing here: the envelope's time places it.
+            Ok(times
+                .build(format, &cat.rules, &fields, None, origin)?
+                .into_iter()
+                .collect())
+        }
+        _ => {
+            let mut reader = format.extractor().ok_or("this format has no reader")?;
+            super::collect_events(
+                reader
+                    .line(line)?
+                    .iter()
+                    .map(|f| times.build(format, &cat.rules, f, None, origin)),
+            )
+        }
+    }
+}
+
+/// A level word near the start of a plain line (`ERROR`, `[warn]`, `level=error`).
+fn level_in(line: &str) -> Level {
+    let head: String = line.chars().take(80).collect();
+    for word in head.split(|c: char| !c.is_ascii_alphabetic()) {
+        if word.len() >= 4 && word.len() <= 8 {
+            let l = record::level(word);
+            if l != Level::Info || word.eq_ignore_ascii_case("info") {
+                return l;
+            }
+        }
+    }
+    Level::Info
+}

@@ -1,0 +1,79 @@
+//! Exports wrapped in a platform's envelope: the envelope is unwrapped, the
+//! inner lines are detected and parsed like any input, labels fill in the
+//! instance, and lines no format reads stay plain log records.
+
+use flate2::read::GzDecoder;
+use serde_json::Value;
+use std::fs;
+use std::io::Read;
+
+use super::fixture::{root, run};
+
+fn access_lines(n: usize) -> Vec<String> {
+    let mut text = String::new();
+    GzDecoder::new(
+        fs::File::open(root().join("samples/bulk-export/access.log.gz")).expect("sample"),
+    )
+    .read_to_string(&mut text)
+    .expect("gunzip");
+    text.lines().take(n).map(str::to_string).collect()
+}
+
+fn write(name: &str, lines: &[String]) -> String {
+    let dir = std::env::temp_dir().join(format!("postmortem-env-{}", std::process::id()));
+    fs::create_dir_all(&dir).expect("tmp");
+    let p = dir.join(name);
+    fs::write(&p, lines.join("\n") + "\n").expect("write");
+    p.display().to_string()
+}
+
+fn report(path: &str) -> Value {
+    let (code, out, err) = run(&["analyze", "--json", path]);
+    assert_eq!(code, 0, "{err}");
+    serde_json::from_str(&out).expect("json")
+}
+
+#[test]
+fn docker_json_file_lines_are_unwrapped_and_parsed_as_access_logs() {
+    let wrapped: Vec<String> = access_lines(300)
+        .iter()
+        .map(|l| serde_json::json!({"log": format!("{l}\n"), "stream": "stdout", "time": "2026-10-01T07:25:01.000000000Z"}).to_string())
+        .collect();
+    let r = report(&write("docker.log", &wrapped));
+    assert_eq!(r["inputs"][0]["format"], "docker_json_file");
+    assert_eq!(r["inputs"][0]["parsed"], 300);
+    assert!(
+        r["attribution"]["rows"]
+            .as_array()
+            .is_some_and(|a| !a.is_empty()),
+        "requests with tenants: {r}"
+    );
+}
+
+#[test]
+fn cri_partial_lines_are_joined_before_parsing() {
+    let mut lines = Vec::new();
+    for l in access_lines(100) {
+        let (a, b) = l.split_at(40);
+        lines.push(format!("2026-10-01T07:25:01.000000001Z stdout P {a}"));
+        lines.push(format!("2026-10-01T07:25:01.000000002Z stdout F {b}"));
+    }
+    let path = write("cri.log", &lines);
+    let r = report(&path);
+    assert_eq!(r["inputs"][0]["format"], "cri");
+    assert_eq!(r["inputs"][0]["lines"], 200);
+    assert_eq!(r["inputs"][0]["skipped"], 0);
+    let (_, table, _) = run(&["tenants", &path]);
+    assert!(table.contains("acct-"), "{table}");
+}
+
+#[test]
+fn inner_lines_no_format_reads_stay_log_records_with_the_envelope_time() {
+    let lines: Vec<String> = (0..20)
+        .map(|i| format!("{{\"labels\":{{\"pod\":\"web-{i}\"}},\"line\":\"ERROR something odd #{i}\",\"timestamp\":\"2026-10-01T08:00:{i:02}Z\"}}"))
+        .collect();
+    let r = report(&write("loki.jsonl", &lines));
+    assert_eq!(r["inputs"][0]["format"], "loki_jsonl");
+    assert_eq!(r["inputs"][0]["parsed"], 20);
+    assert_eq!(r["inputs"][0]["first_ts"], "2026-10-01T08:00:00Z");
+}
