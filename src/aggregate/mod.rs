@@ -396,6 +396,28 @@ impl Aggregates {
         })
     }
 
+    /// Events per minute (requests, log records, metric samples,
+    /// orchestrator events), for choosing what to analyse in a long export.
+    pub fn activity_per_minute(&self) -> BTreeMap<i64, u64> {
+        let mut out: BTreeMap<i64, u64> = BTreeMap::new();
+        for (s, c) in &self.total {
+            *out.entry(s.div_euclid(60)).or_insert(0) += u64::from(c.requests);
+        }
+        for (s, l) in &self.levels {
+            *out.entry(s.div_euclid(60)).or_insert(0) +=
+                l.iter().map(|n| u64::from(*n)).sum::<u64>();
+        }
+        for series in self.metrics.values() {
+            for (t, _) in &series.points {
+                *out.entry(t.div_euclid(60_000)).or_insert(0) += 1;
+            }
+        }
+        for e in &self.infra {
+            *out.entry(e.ts.div_euclid(60_000)).or_insert(0) += 1;
+        }
+        out
+    }
+
     pub fn first_ms(&self) -> Option<Millis> {
         self.first_ms
     }

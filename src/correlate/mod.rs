@@ -107,6 +107,34 @@ impl Analysis {
     }
 }
 
+/// The longest span analysed second by second.
+pub const MAX_SPAN_SECS: usize = 86_400;
+
+/// The window of `len` seconds inside `span` with the most activity.
+fn busiest_window(
+    per_minute: &std::collections::BTreeMap<i64, u64>,
+    span: Span,
+    len: usize,
+) -> Span {
+    let minutes = (len / 60) as i64;
+    let mut best = (0u64, span.start);
+    let keys: Vec<(i64, u64)> = per_minute.iter().map(|(m, c)| (*m, *c)).collect();
+    let mut sum = 0u64;
+    let mut lo = 0usize;
+    for hi in 0..keys.len() {
+        sum += keys[hi].1;
+        while keys[hi].0 - keys[lo].0 >= minutes {
+            sum -= keys[lo].1;
+            lo += 1;
+        }
+        if sum > best.0 {
+            best = (sum, keys[lo].0 * 60);
+        }
+    }
+    let start = best.1.max(span.start);
+    Span::new(start, (start + len as i64).min(span.end))
+}
+
 /// Candidate tenants examined second by second for surges.
 const SURGE_CANDIDATES: usize = 25;
 
@@ -128,6 +156,19 @@ pub fn correlate(agg: &Aggregates, opts: &CorrelateOptions) -> Result<Analysis, 
         a.warnings
             .push("--since/--until leave no data to analyse".to_string());
         return Ok(a);
+    }
+    if span.len() > MAX_SPAN_SECS {
+        // Second-by-second analysis of years of data would not fit in memory:
+        // take the busiest day and say so.
+        let busiest = busiest_window(&agg.activity_per_minute(), span, MAX_SPAN_SECS);
+        a.warnings.push(format!(
+            "the data spans {} days; the busiest {} hours ({} to {}) were analysed (choose the span with --since/--until)",
+            span.len() / 86_400,
+            MAX_SPAN_SECS / 3600,
+            crate::report::rfc3339(busiest.start * 1000),
+            crate::report::rfc3339(busiest.end * 1000)
+        ));
+        span = busiest;
     }
     a.span = Some(span);
     a.totals = agg.total_series(span);

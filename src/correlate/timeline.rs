@@ -115,8 +115,14 @@ pub fn build(a: &Analysis) -> Vec<TimelineEntry> {
         let text = if !a.pool.instances.is_empty() {
             let peak_wait = saturated.iter().map(|p| p.peak_waiting).fold(0.0, f64::max);
             let max = saturated.iter().filter_map(|p| p.max).fold(0.0, f64::max);
+            // Without a max series the saturation was seen by requests waiting.
+            let at = if max > 0.0 {
+                format!("in use at the maximum of {max:.0}, ")
+            } else {
+                String::new()
+            };
             format!(
-                "Connection pool saturated on {} of {} instances (in use at the maximum of {max:.0}, up to {peak_wait:.0} waiting)",
+                "Connection pool saturated on {} of {} instances ({at}up to {peak_wait:.0} waiting)",
                 saturated.len(),
                 a.pool.instances.len()
             )

@@ -86,3 +86,13 @@ fn bad_flags_are_exit_1_or_clap_usage() {
     assert!(err.contains("tenant"), "{err}");
     no_panic(&err);
 }
+
+#[test]
+fn years_between_lines_do_not_exhaust_memory() {
+    let text = "192.0.2.1 - - [20/Jul/2009:22:59:29 +0000] \"GET /a HTTP/1.1\" 200 5 \"-\" \"curl/8\"\n\
+                192.0.2.1 - - [01/Oct/2026:07:00:00 +0000] \"GET /b HTTP/1.1\" 200 5 \"-\" \"curl/8\"\n";
+    let p = tmp("years.log", text.as_bytes());
+    let (code, out, err) = run(&["analyze", "--json", p.to_str().unwrap_or("")]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("the busiest 24 hours"), "{out}");
+}
