@@ -106,6 +106,8 @@ pub enum Signal {
     HealthCheckFailed,
     RateLimited,
     Crash,
+    /// A proxy got no answer from a backend: timed out, refused, none alive.
+    UpstreamFailed,
 }
 
 /// One application log record.

@@ -48,6 +48,17 @@ impl<'a> Fields<'a> {
         self.values[role.index()].is_some()
     }
 
+    /// Why the record has no time, if it has none: no timestamp field (a
+    /// continuation line, a logger configured without one), or a
+    /// placeholder where the source had no value.
+    pub fn untimed(&self) -> Option<&'static str> {
+        match self.get(Role::Ts).map(str::trim) {
+            None => Some("no timestamp"),
+            Some("" | "-" | "<nil>" | "null") => Some("placeholder timestamp"),
+            Some(_) => None,
+        }
+    }
+
     /// Every role that has a value, in role order.
     pub fn iter(&self) -> impl Iterator<Item = (Role, &str)> {
         Role::ALL

@@ -90,6 +90,8 @@ pub enum DurationUnit {
     S,
     Ms,
     Us,
+    /// Traefik's JSON `Duration` is in nanoseconds.
+    Ns,
 }
 
 impl DurationUnit {
@@ -98,6 +100,7 @@ impl DurationUnit {
             DurationUnit::S => v * 1000.0,
             DurationUnit::Ms => v,
             DurationUnit::Us => v / 1000.0,
+            DurationUnit::Ns => v / 1_000_000.0,
         }
     }
 }

@@ -4,9 +4,11 @@
 //! In: the head lines of an input. Out: the chosen format, its score and
 //! whether records are lines or whole JSON documents.
 
+use serde::de::IgnoredAny;
 use serde_json::Value;
 
 use super::catalogue::Catalogue;
+use super::compile::Fields;
 use super::definition::DefinitionKind;
 use super::role::Role;
 
@@ -29,13 +31,40 @@ pub struct Detection {
 /// The lowest share of head lines a format must read to be chosen.
 pub const MIN_SCORE: f64 = 0.5;
 
+/// What a record read without a time counts for: the format recognises it
+/// but cannot place it on the timeline, so a format that can wins.
+const UNTIMED_CREDIT: f64 = 0.5;
+
+/// How much one record says the input is in its format: 1 with a time, half
+/// without one when it still holds something (a message, a request, a
+/// reason), nothing otherwise.
+fn credit(fields: &Fields<'_>) -> f64 {
+    if fields.untimed().is_none() {
+        1.0
+    } else if [
+        Role::Message,
+        Role::Request,
+        Role::Path,
+        Role::Status,
+        Role::Reason,
+    ]
+    .into_iter()
+    .any(|r| fields.get(r).is_some_and(|v| !v.trim().is_empty()))
+    {
+        UNTIMED_CREDIT
+    } else {
+        0.0
+    }
+}
+
 /// Whether the input holds JSON that does not fit one value per line.
 pub fn record_mode(head: &[String]) -> RecordMode {
     let first = head.iter().map(|l| l.trim()).find(|l| !l.is_empty());
     match first {
         Some(l)
             if (l.starts_with('{') || l.starts_with('['))
-                && serde_json::from_str::<Value>(l).is_err() =>
+                && serde_json::from_str::<Value>(l).is_err()
+                && is_json_text(&head.join("\n")) =>
         {
             RecordMode::Documents
         }
@@ -43,7 +72,20 @@ pub fn record_mode(head: &[String]) -> RecordMode {
     }
 }
 
-/// Score of one format on the head: the share of non-blank lines it reads.
+/// Whether text is JSON, possibly cut short: a pretty-printed document's
+/// head is, a log line that starts with a bracket (`[2026-10-01T07:58:06Z]
+/// "GET /"`, `[Mon Aug 31 ...]`) is not.
+fn is_json_text(text: &str) -> bool {
+    let mut values = serde_json::Deserializer::from_str(text).into_iter::<IgnoredAny>();
+    match values.next() {
+        Some(Ok(_)) => true,
+        Some(Err(e)) => e.is_eof(),
+        None => false,
+    }
+}
+
+/// Score of one format on the head: the share of non-blank lines it reads,
+/// lines without a time counting [`UNTIMED_CREDIT`].
 pub fn score(
     cat: &Catalogue,
     index: usize,
@@ -56,54 +98,70 @@ pub fn score(
         return document_score(cat, index, head);
     }
     let mut total = 0usize;
-    let mut hits = 0usize;
+    let mut hits = 0.0;
     let mut reader = f.extractor();
     for (line, value) in head.iter().zip(json) {
         if line.trim().is_empty() {
             continue;
         }
+        // A stack frame or detail line belongs to the record above: it says
+        // nothing about the format by itself.
+        if f.def
+            .continuation_prefixes
+            .iter()
+            .any(|p| line.starts_with(p.as_str()))
+            && f.match_line(line).is_none()
+        {
+            continue;
+        }
         total += 1;
-        let ok = match f.def.kind {
-            DefinitionKind::Regex => f.match_line(line).is_some_and(|fl| fl.has(Role::Ts)),
+        hits += match f.def.kind {
+            DefinitionKind::Regex => f.match_line(line).map_or(0.0, |fl| credit(&fl)),
             DefinitionKind::Envelope if f.is_text() => {
-                f.match_line(line).is_some_and(|fl| fl.has(Role::Message))
+                if f.match_line(line).is_some_and(|fl| fl.has(Role::Message)) {
+                    1.0
+                } else {
+                    0.0
+                }
             }
             DefinitionKind::Json | DefinitionKind::Envelope => value
                 .as_ref()
-                .is_some_and(|v| json_record_matches(cat, index, v)),
+                .map_or(0.0, |v| json_record_credit(cat, index, v)),
             _ => match reader.as_mut() {
                 // A line the kind understands but that holds no record (a header) counts.
-                Some(x) => x
-                    .line(line)
-                    .is_ok_and(|recs| recs.iter().all(|r| r.has(Role::Ts))),
-                None => false,
+                Some(x) => match x.line(line) {
+                    Ok(recs) if recs.iter().all(|r| r.has(Role::Ts)) => 1.0,
+                    _ => 0.0,
+                },
+                None => 0.0,
             },
         };
-        if ok {
-            hits += 1;
-        }
     }
     if total == 0 {
         0.0
     } else {
-        hits as f64 / total as f64
+        hits / total as f64
     }
 }
 
-fn json_record_matches(cat: &Catalogue, index: usize, v: &Value) -> bool {
+fn json_record_credit(cat: &Catalogue, index: usize, v: &Value) -> f64 {
     let f = &cat.formats[index];
     if let Some(env) = &f.def.envelope {
         if let Some(items) = super::compile::lookup(v, env).and_then(Value::as_array) {
-            return items.first().is_some_and(|i| {
-                super::compile::envelope_records(i)
-                    .first()
-                    .is_some_and(|r| f.match_json(r).is_some_and(|fl| fl.has(Role::Ts)))
-            });
+            return items
+                .first()
+                .and_then(|i| {
+                    super::compile::envelope_records(i)
+                        .first()
+                        .and_then(|r| f.match_json(r).map(|fl| credit(&fl)))
+                })
+                .unwrap_or(0.0);
         }
     }
     super::compile::envelope_records(v)
         .first()
-        .is_some_and(|r| f.match_json(r).is_some_and(|fl| fl.has(Role::Ts)))
+        .and_then(|r| f.match_json(r).map(|fl| credit(&fl)))
+        .unwrap_or(0.0)
 }
 
 /// Documents cannot be parsed from a truncated head, so they are recognised
@@ -174,7 +232,10 @@ mod tests {
     use super::*;
 
     /// Each definition's own samples must be detected as that definition, and
-    /// no other definition may score as high on them.
+    /// no other definition may score as high on them, except an envelope of
+    /// lower priority: `timestamped_lines` reads any line that starts with an
+    /// RFC 3339 time, as every AWS Classic ELB line does, and is meant to
+    /// lose that tie.
     #[test]
     fn samples_detect_as_their_own_format_and_no_other_scores_as_high() {
         let cat = Catalogue::builtin().expect("catalogue");
@@ -191,6 +252,10 @@ mod tests {
                 "scores: {scores:?}"
             );
             for &(j, s) in &scores {
+                let other = &cat.formats[j].def;
+                if other.kind == DefinitionKind::Envelope && other.priority < f.def.priority {
+                    continue;
+                }
                 if j != i {
                     assert!(
                         s < det.score,
@@ -208,5 +273,24 @@ mod tests {
         let head = vec!["{".to_string(), "  \"a\": 1".to_string(), "}".to_string()];
         assert_eq!(record_mode(&head), RecordMode::Documents);
         assert_eq!(record_mode(&["{\"a\":1}".to_string()]), RecordMode::Lines);
+        // A document cut short by the head is still one.
+        assert_eq!(record_mode(&head[..2]), RecordMode::Documents);
+    }
+
+    /// Regression: Envoy and Apache error lines start with `[` and were taken
+    /// for pretty-printed JSON.
+    #[test]
+    fn log_lines_that_start_with_a_bracket_are_lines() {
+        for first in [
+            "[2026-10-01T07:58:06.113Z] \"GET / HTTP/1.1\" 200 - 0 2 1 1 \"-\" \"curl/8\"",
+            "[Thu Oct 01 07:58:06.113 2026] [core:error] [pid 7] AH00135: Invalid method",
+            "[01/Oct/2026:07:58:06 +0000] [php:warn] [pid 7] warning",
+        ] {
+            assert_eq!(
+                record_mode(&[first.to_string()]),
+                RecordMode::Lines,
+                "{first}"
+            );
+        }
     }
 }

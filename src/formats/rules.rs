@@ -84,6 +84,7 @@ fn signal_named(name: &str) -> Option<Signal> {
         "health_check_failed" => Signal::HealthCheckFailed,
         "rate_limited" => Signal::RateLimited,
         "crash" => Signal::Crash,
+        "upstream_failed" => Signal::UpstreamFailed,
         _ => return None,
     })
 }
@@ -233,5 +234,118 @@ impl Rules {
         self.browser_tokens
             .iter()
             .any(|b| b.eq_ignore_ascii_case(token))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::formats::Catalogue;
+
+    /// What the messages of the log formats signal (messages written for
+    /// this test, in the shapes each source uses).
+    #[test]
+    fn log_messages_signal() {
+        let rules = Catalogue::builtin().expect("catalogue").rules;
+        let cases = [
+            (
+                "hikari stack frame",
+                "    at com.zaxxer.hikari.pool.HikariPool.createTimeoutException(HikariPool.java:696)",
+                Some(Signal::PoolExhausted),
+            ),
+            (
+                "mysql error code only",
+                "pymysql.err.OperationalError: (1040, 'conn')",
+                Some(Signal::PoolExhausted),
+            ),
+            (
+                "php mysqli",
+                "mysqli_connect(): (HY000/1040): Too many connections",
+                Some(Signal::PoolExhausted),
+            ),
+            (
+                "pgbouncer wait timeout",
+                "pooler error: query_wait_timeout",
+                Some(Signal::PoolExhausted),
+            ),
+            (
+                "pgbouncer pool full",
+                "launch_new_connection: pool full (20 >= 20)",
+                Some(Signal::PoolExhausted),
+            ),
+            (
+                "postgres role limit",
+                "too many connections for role \"api\"",
+                Some(Signal::PoolExhausted),
+            ),
+            (
+                "healthy hikari stats",
+                "HikariPool-1 - Pool stats (total=10, active=2, idle=8, waiting=0)",
+                None,
+            ),
+            (
+                "nginx upstream timeout",
+                "upstream timed out (110: Connection timed out) while reading response header from upstream",
+                Some(Signal::UpstreamFailed),
+            ),
+            (
+                "nginx no live upstreams",
+                "no live upstreams while connecting to upstream",
+                Some(Signal::UpstreamFailed),
+            ),
+            (
+                "heroku request timeout",
+                "at=error code=H12 desc=\"Request timeout\" method=GET path=\"/\"",
+                Some(Signal::UpstreamFailed),
+            ),
+            (
+                "nginx rate limit",
+                "limiting requests, excess: 20.500 by zone \"per_key\"",
+                Some(Signal::RateLimited),
+            ),
+            (
+                "heroku memory",
+                "Error R15 (Memory quota vastly exceeded)",
+                Some(Signal::Crash),
+            ),
+            (
+                "heroku crashed",
+                "State changed from up to crashed",
+                Some(Signal::Crash),
+            ),
+            (
+                "heroku up",
+                "State changed from starting to up",
+                Some(Signal::Startup),
+            ),
+            (
+                "systemd killed",
+                "api.service: Main process exited, code=killed, status=9/KILL",
+                Some(Signal::Crash),
+            ),
+            (
+                "systemd clean exit",
+                "api.service: Main process exited, code=exited, status=0/SUCCESS",
+                None,
+            ),
+            (
+                "postgres backend killed",
+                "server process (PID 4411) was terminated by signal 9: Killed",
+                Some(Signal::Crash),
+            ),
+            (
+                "postgres shutdown",
+                "received smart shutdown request",
+                Some(Signal::Shutdown),
+            ),
+            (
+                "readiness probe failing",
+                "Readiness probe failing",
+                Some(Signal::HealthCheckFailed),
+            ),
+        ];
+        for (name, message, want) in cases {
+            assert_eq!(rules.signal_of(message), want, "{name}");
+        }
     }
 }

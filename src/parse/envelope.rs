@@ -22,7 +22,7 @@ use std::collections::BTreeMap;
 
 use super::record::{self, Builder, Inspect};
 use super::timestamp::TimeParser;
-use super::{json_records, InputStats, ParseError, ParseOptions};
+use super::{InputStats, ParseError, ParseOptions};
 use crate::event::{Event, EventSink, Level, LogRecord, Origin};
 use crate::formats::{
     detect, envelope_records, Catalogue, DefinitionKind, Fields, Format, RecordMode, Role,
@@ -128,6 +128,7 @@ pub(super) fn parse<S: EventSink>(
         envelope_times: TimeParser::new(&format.def.timestamp_formats, opts.input_tz),
         inner: None,
         inner_times: None,
+        inner_reader: None,
         buffered: Vec::new(),
         detected: false,
         opts,
@@ -283,6 +284,8 @@ struct InnerParser<'c> {
     envelope_times: TimeParser,
     inner: Option<usize>,
     inner_times: Option<Builder<'static>>,
+    /// The inner format's reader, for code kinds.
+    inner_reader: Option<Box<dyn crate::formats::Extractor>>,
     buffered: Vec<Wrapped>,
     detected: bool,
     opts: &'c ParseOptions,
@@ -312,13 +315,14 @@ impl InnerParser<'_> {
                 .filter(|&i| self.cat.formats[i].def.kind != DefinitionKind::Envelope);
             if let Some(i) = self.inner {
                 stats.inner_format = Some(self.cat.formats[i].name().to_string());
-                self.inner_times = Some(Builder {
-                    times: TimeParser::new(
+                self.inner_reader = self.cat.formats[i].extractor();
+                self.inner_times = Some(Builder::new(
+                    TimeParser::new(
                         &self.cat.formats[i].def.timestamp_formats,
                         self.opts.input_tz,
                     ),
-                    inspect: None,
-                });
+                    None,
+                ));
             }
         }
         for w in std::mem::take(&mut self.buffered) {
@@ -334,9 +338,15 @@ impl InnerParser<'_> {
             return;
         }
         let events = match (self.inner, self.inner_times.as_mut()) {
-            (Some(i), Some(times)) => {
-                inner_events(&self.cat.formats[i], self.cat, times, &w.inner, w.origin).ok()
-            }
+            (Some(i), Some(times)) => super::parse_line(
+                &self.cat.formats[i],
+                &mut self.inner_reader,
+                self.cat,
+                times,
+                &w.inner,
+                w.origin,
+            )
+            .ok(),
             _ => None,
         };
         let events = match events {
@@ -378,34 +388,6 @@ impl InnerParser<'_> {
             }
             stats.parsed_at(ev.ts());
             sink.push(ev);
-        }
-    }
-}
-
-/// Events of one inner line in its own format.
-fn inner_events(
-    format: &Format,
-    cat: &Catalogue,
-    times: &mut Builder<'_>,
-    line: &str,
-    origin: Origin,
-) -> Result<Vec<Event>, &'static str> {
-    match format.def.kind {
-        DefinitionKind::Json => {
-            let value: Value = serde_json::from_str(line).map_err(|_| "not valid JSON")?;
-            json_records(format, cat, times, &value, origin)
-        }
-        _ if format.is_text() => {
-            let fields = format.match_line(line).ok_or("does not match the format")?;
-            Ok(vec![times.build(format, &cat.rules, &fields, None, origin)?])
-        }
-        _ => {
-            let mut reader = format.extractor().ok_or("this format has no reader")?;
-            reader
-                .line(line)?
-                .iter()
-                .map(|f| times.build(format, &cat.rules, f, None, origin))
-                .collect()
         }
     }
 }

@@ -70,7 +70,8 @@ pub struct InputStats {
     pub skipped: u64,
     pub skipped_by_reason: BTreeMap<String, u64>,
     /// Parsed records that cannot be put on the timeline (no time of their
-    /// own: a Prometheus sample without a timestamp), by reason.
+    /// own: a Prometheus sample without a timestamp, a continuation line, a
+    /// logger configured without timestamps), by reason.
     pub unplaced_by_reason: BTreeMap<String, u64>,
     pub first_ts: Option<Millis>,
     pub last_ts: Option<Millis>,
@@ -199,10 +200,10 @@ pub fn parse_input_inspect<S: EventSink>(
     stats.format = format.name().to_string();
     stats.score = detection.score;
     let parallel = inspect.is_none() && opts.threads > 1;
-    let mut times = Builder {
-        times: timestamp::TimeParser::new(&format.def.timestamp_formats, opts.input_tz),
+    let mut times = Builder::new(
+        timestamp::TimeParser::new(&format.def.timestamp_formats, opts.input_tz),
         inspect,
-    };
+    );
 
     if format.def.kind == DefinitionKind::Envelope {
         envelope::parse(
@@ -239,7 +240,10 @@ pub fn parse_input_inspect<S: EventSink>(
             if parallel && cx.reader.is_none() {
                 // Stateless line formats: the rest is cut into chunks of whole
                 // lines that worker threads parse into sinks of their own.
-                parse_chunks(&mut lines, format, cat, opts, index, &mut stats, sink)?;
+                let seed = cx.times.times.for_chunk();
+                parse_chunks(
+                    &mut lines, format, cat, opts, index, &seed, &mut stats, sink,
+                )?;
             } else {
                 for item in lines.by_ref() {
                     let (n, line) = item?;
@@ -307,34 +311,39 @@ impl LineCx<'_, '_> {
                     self.times
                         .build(self.format, &self.cat.rules, &f, None, origin)
                 });
-            match built {
-                Ok(ev) => {
+            match (built, self.times.take_unplaced()) {
+                (Ok(Some(ev)), _) => {
                     self.remember(&ev);
                     stats.parsed_at(ev.ts());
                     sink.push(ev);
                 }
-                Err(reason) => stats.skip(n, reason, line),
+                // Read, but no time to place it on the timeline.
+                (Ok(None), Some(reason)) => stats.parsed_unplaced(reason),
+                (Ok(None), None) => stats.parsed_without_event(),
+                (Err(reason), _) => stats.skip(n, reason, line),
             }
             return;
         }
-        match parse_line(self.format, self.reader, self.cat, self.times, line, origin) {
-            // Understood, but no record in it (a CSV header), or no time to
-            // place it on the timeline: read, not skipped.
-            Ok(events) if events.is_empty() => {
-                match self.reader.as_mut().and_then(|r| r.unplaced()) {
-                    Some(reason) => stats.parsed_unplaced(reason),
-                    None => stats.parsed_without_event(),
-                }
-            }
+        let parsed = parse_line(self.format, self.reader, self.cat, self.times, line, origin);
+        // A record without a time, or a code kind's record without one.
+        let unplaced = self
+            .times
+            .take_unplaced()
+            .or_else(|| self.reader.as_mut().and_then(|r| r.unplaced()));
+        match (parsed, unplaced) {
+            // Understood, but no time to place it on the timeline, or no
+            // record in it (a CSV header): read, not skipped.
+            (Ok(events), Some(reason)) if events.is_empty() => stats.parsed_unplaced(reason),
+            (Ok(events), None) if events.is_empty() => stats.parsed_without_event(),
             // A line with several records (a JSON document) counts each one.
-            Ok(events) => {
+            (Ok(events), _) => {
                 for ev in events {
                     self.remember(&ev);
                     stats.parsed_at(ev.ts());
                     sink.push(ev);
                 }
             }
-            Err(reason) => stats.skip(n, reason, line),
+            (Err(reason), _) => stats.skip(n, reason, line),
         }
     }
 
@@ -347,15 +356,17 @@ impl LineCx<'_, '_> {
             line: last,
         };
         for f in &held {
-            match self
+            let built = self
                 .times
-                .build(self.format, &self.cat.rules, f, None, origin)
-            {
-                Ok(ev) => {
+                .build(self.format, &self.cat.rules, f, None, origin);
+            match (built, self.times.take_unplaced()) {
+                (Ok(Some(ev)), _) => {
                     stats.parsed_at(ev.ts());
                     sink.push(ev);
                 }
-                Err(reason) => stats.skip(last, reason, ""),
+                (Ok(None), Some(reason)) => stats.parsed_unplaced(reason),
+                (Ok(None), None) => stats.parsed_without_event(),
+                (Err(reason), _) => stats.skip(last, reason, ""),
             }
         }
     }
@@ -415,12 +426,14 @@ impl LineCx<'_, '_> {
 /// Parse the rest of a line input on `opts.threads` workers. The reader
 /// (this thread) cuts chunks; each worker keeps its own sink, statistics and
 /// timestamp cache; all are joined at the end, in an order-free way.
+#[allow(clippy::too_many_arguments)]
 fn parse_chunks<S: EventSink>(
     lines: &mut crate::read::Lines,
     format: &Format,
     cat: &Catalogue,
     opts: &ParseOptions,
     index: u32,
+    year_seed: &timestamp::TimeParser,
     stats: &mut InputStats,
     sink: &mut S,
 ) -> Result<(), ParseError> {
@@ -436,13 +449,8 @@ fn parse_chunks<S: EventSink>(
                 scope.spawn(move || {
                     let mut st = InputStats::default();
                     let mut reader = None;
-                    let mut times = Builder {
-                        times: timestamp::TimeParser::new(
-                            &format.def.timestamp_formats,
-                            opts.input_tz,
-                        ),
-                        inspect: None,
-                    };
+                    // Year-less times in a chunk start from the year the head was in.
+                    let mut times = Builder::new(year_seed.for_chunk(), None);
                     let mut cx = LineCx {
                         format,
                         cat,
@@ -511,7 +519,10 @@ fn parse_line(
     match format.def.kind {
         DefinitionKind::Regex => {
             let fields = format.match_line(line).ok_or("does not match the format")?;
-            Ok(vec![times.build(format, &cat.rules, &fields, None, origin)?])
+            Ok(times
+                .build(format, &cat.rules, &fields, None, origin)?
+                .into_iter()
+                .collect())
         }
         DefinitionKind::Json => {
             let value: Value = serde_json::from_str(line).map_err(|_| "not valid JSON")?;
@@ -520,10 +531,11 @@ fn parse_line(
         _ => {
             let reader = reader.as_mut().ok_or("this format has no reader")?;
             let records = reader.line(line)?;
-            records
-                .iter()
-                .map(|f| times.build(format, &cat.rules, f, None, origin))
-                .collect()
+            collect_events(
+                records
+                    .iter()
+                    .map(|f| times.build(format, &cat.rules, f, None, origin)),
+            )
         }
     }
 }
@@ -544,7 +556,18 @@ fn json_records(
         let fields = format
             .match_json(item)
             .ok_or("a required field is missing")?;
-        out.push(times.build(format, &cat.rules, &fields, Some(item), origin)?);
+        out.extend(times.build(format, &cat.rules, &fields, Some(item), origin)?);
+    }
+    Ok(out)
+}
+
+/// The events of several records, the first skip reason failing them all.
+fn collect_events(
+    built: impl Iterator<Item = Result<Option<Event>, &'static str>>,
+) -> Result<Vec<Event>, &'static str> {
+    let mut out = Vec::new();
+    for b in built {
+        out.extend(b?);
     }
     Ok(out)
 }
@@ -607,20 +630,24 @@ fn parse_documents(
                     continue;
                 }
             };
-            match records_of_document(format, reader, cat, times, &value, origin) {
-                Ok(events) if events.is_empty() => {
-                    match reader.as_mut().and_then(|r| r.unplaced()) {
-                        Some(reason) => stats.parsed_unplaced(reason),
-                        None => stats.skip(origin.line, "no records in document", ""),
-                    }
+            let parsed = records_of_document(format, reader, cat, times, &value, origin);
+            // A record without a time, or a code kind's snapshot without one.
+            let unplaced = times
+                .take_unplaced()
+                .or_else(|| reader.as_mut().and_then(|r| r.unplaced()));
+            match (parsed, unplaced) {
+                // Read, but without a time to place it on the timeline.
+                (Ok(events), Some(reason)) if events.is_empty() => stats.parsed_unplaced(reason),
+                (Ok(events), None) if events.is_empty() => {
+                    stats.skip(origin.line, "no records in document", "")
                 }
-                Ok(events) => {
+                (Ok(events), _) => {
                     for ev in events {
                         stats.parsed_at(ev.ts());
                         sink(ev);
                     }
                 }
-                Err(reason) => stats.skip(origin.line, reason, ""),
+                (Err(reason), _) => stats.skip(origin.line, reason, ""),
             }
         }
     }
@@ -663,11 +690,12 @@ fn records_of_document(
         DefinitionKind::Regex => Err("a regex format cannot read JSON documents"),
         _ => {
             let reader = reader.as_mut().ok_or("this format has no reader")?;
-            reader
-                .document(doc)?
-                .iter()
-                .map(|f| times.build(format, &cat.rules, f, None, origin))
-                .collect()
+            collect_events(
+                reader
+                    .document(doc)?
+                    .iter()
+                    .map(|f| times.build(format, &cat.rules, f, None, origin)),
+            )
         }
     }
 }
@@ -718,9 +746,10 @@ mod tests {
         (stats, events)
     }
 
-    /// Every sample line of every built-in definition becomes an event. Code
-    /// kinds read their samples in order with one reader, and a sample
-    /// without `expect` may hold no record (a header).
+    /// Every sample line of every built-in definition becomes an event, or,
+    /// when it has no time, is read and counted without one. Code kinds read
+    /// their samples in order with one reader, and a sample without `expect`
+    /// may hold no record (a header).
     #[test]
     fn every_definition_sample_parses_into_an_event() {
         let cat = Catalogue::builtin().expect("catalogue");
@@ -731,12 +760,11 @@ mod tests {
             }
             let mut reader = f.extractor();
             for s in &f.def.samples {
-                let mut times = Builder {
-                    times: TimeParser::new(&f.def.timestamp_formats, Zone::Utc),
-                    inspect: None,
-                };
+                let mut times =
+                    Builder::new(TimeParser::new(&f.def.timestamp_formats, Zone::Utc), None);
                 let got = parse_line(f, &mut reader, &cat, &mut times, &s.line, Origin::default());
-                let may_be_empty = reader.is_some() && s.expect.is_empty();
+                let untimed = times.take_unplaced().is_some();
+                let may_be_empty = untimed || (reader.is_some() && s.expect.is_empty());
                 assert!(
                     matches!(&got, Ok(ev) if !ev.is_empty() || may_be_empty),
                     "{} ({i}): {:?} on {}",
@@ -821,5 +849,23 @@ mod tests {
         )
         .expect_err("unknown");
         assert!(matches!(err, ParseError::UnknownFormat { .. }));
+    }
+
+    /// Regression: zap's example logger writes no timestamp; such records
+    /// were skipped as "no timestamp field" and the input was not detected.
+    #[test]
+    fn records_without_a_time_are_read_and_counted_without_an_event() {
+        let text = "{\"level\":\"info\",\"msg\":\"worker started\"}\n\
+                    {\"level\":\"error\",\"msg\":\"pool exhausted\",\"ts\":\"-\"}\n\
+                    {\"level\":\"info\",\"msg\":\"tick\",\"ts\":1790841415.5}\n";
+        let (stats, events) = run(text);
+        assert_eq!(stats.format, "json_lines");
+        assert_eq!((stats.lines, stats.parsed, stats.skipped), (3, 3, 0));
+        assert_eq!(stats.unplaced_by_reason.get("no timestamp"), Some(&1));
+        assert_eq!(
+            stats.unplaced_by_reason.get("placeholder timestamp"),
+            Some(&1)
+        );
+        assert_eq!(events.len(), 1);
     }
 }

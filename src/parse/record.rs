@@ -6,7 +6,7 @@ use serde_json::Value;
 use crate::event::{
     Event, InfraEvent, Level, LogRecord, MetricSample, Origin, Request, RequestKind,
 };
-use crate::formats::{lookup, Fields, Format, Produces, Role, Rules, TimestampMarks};
+use crate::formats::{lookup, DurationUnit, Fields, Format, Produces, Role, Rules, TimestampMarks};
 use crate::redact::{fnv1a, short_hash};
 
 use super::route;
@@ -18,14 +18,28 @@ pub type SkipReason = &'static str;
 /// A look at one record's raw fields.
 pub type Inspect<'i> = &'i mut dyn FnMut(Origin, &Fields<'_>);
 
-/// Builds events for one input: its timestamp cache, and an optional look
-/// at every record's raw fields (for `formats check --fields`).
+/// Builds events for one input: its timestamp cache, an optional look at
+/// every record's raw fields (for `formats check --fields`), and why the
+/// last record read gave no event.
 pub struct Builder<'i> {
     pub times: TimeParser,
     pub inspect: Option<Inspect<'i>>,
+    /// Set when a record was read but has no time to place it on the
+    /// timeline: it counts as parsed, and gives no event.
+    unplaced: Option<&'static str>,
 }
 
-impl Builder<'_> {
+impl<'i> Builder<'i> {
+    pub fn new(times: TimeParser, inspect: Option<Inspect<'i>>) -> Builder<'i> {
+        Builder {
+            times,
+            inspect,
+            unplaced: None,
+        }
+    }
+
+    /// The event of one record; `Ok(None)` when it has no time (the reason
+    /// is kept for [`Builder::take_unplaced`]).
     pub fn build(
         &mut self,
         format: &Format,
@@ -33,11 +47,20 @@ impl Builder<'_> {
         fields: &Fields<'_>,
         record: Option<&Value>,
         origin: Origin,
-    ) -> Result<Event, SkipReason> {
+    ) -> Result<Option<Event>, SkipReason> {
         if let Some(f) = self.inspect.as_mut() {
             f(origin, fields);
         }
-        build(format, rules, &mut self.times, fields, record, origin)
+        if let Some(reason) = fields.untimed() {
+            self.unplaced = Some(reason);
+            return Ok(None);
+        }
+        build(format, rules, &mut self.times, fields, record, origin).map(Some)
+    }
+
+    /// Why the records built since the last call gave no event, if one had no time.
+    pub fn take_unplaced(&mut self) -> Option<&'static str> {
+        self.unplaced.take()
     }
 }
 
@@ -54,18 +77,15 @@ pub fn build(
     let ts_text = fields.get(Role::Ts).ok_or("no timestamp field")?;
     let ts = times.parse(ts_text).ok_or("unreadable timestamp")?;
     Ok(match format.def.produces {
+        // A proxy's own messages between its request lines (HAProxy's
+        // "Proxy started", Heroku's dyno lines) are log records.
+        Produces::Request if !is_request(fields) && fields.has(Role::Message) => {
+            Event::Log(log_record(rules, fields, record, ts, origin))
+        }
         Produces::Request => {
             Event::Request(request(format, rules, fields, record, ts, ts_text, origin)?)
         }
-        Produces::Log => Event::Log(LogRecord {
-            ts,
-            origin,
-            level: fields.get(Role::Level).map_or(Level::Info, level),
-            message: fields.get(Role::Message).unwrap_or("").to_string(),
-            instance: fields.get(Role::Instance).map(str::to_string),
-            tenant: tenant(rules, fields, record, None),
-            signal: fields.get(Role::Message).and_then(|m| rules.signal_of(m)),
-        }),
+        Produces::Log => Event::Log(log_record(rules, fields, record, ts, origin)),
         Produces::Infra => {
             let reason = fields.get(Role::Reason).unwrap_or("").to_string();
             let message = fields.get(Role::Message).unwrap_or("").to_string();
@@ -119,6 +139,34 @@ pub fn build(
     })
 }
 
+/// Whether a request format's record is a request: it names one, or its status.
+fn is_request(fields: &Fields<'_>) -> bool {
+    [Role::Request, Role::Method, Role::Path, Role::Status]
+        .into_iter()
+        .any(|r| fields.has(r))
+}
+
+fn log_record(
+    rules: &Rules,
+    fields: &Fields<'_>,
+    record: Option<&Value>,
+    ts: i64,
+    origin: Origin,
+) -> LogRecord {
+    LogRecord {
+        ts,
+        origin,
+        level: fields.get(Role::Level).map_or(Level::Info, level),
+        message: fields.get(Role::Message).unwrap_or("").to_string(),
+        instance: fields
+            .get(Role::Instance)
+            .filter(|i| !i.is_empty() && *i != "-")
+            .map(str::to_string),
+        tenant: tenant(rules, fields, record, None),
+        signal: fields.get(Role::Message).and_then(|m| rules.signal_of(m)),
+    }
+}
+
 fn request(
     format: &Format,
     rules: &Rules,
@@ -152,8 +200,7 @@ fn request(
     };
     let duration_ms = fields
         .get(Role::Duration)
-        .and_then(|d| last_of_list(d).parse::<f64>().ok())
-        .map(|d| format.def.duration_unit.to_ms(d));
+        .and_then(|d| duration_ms(last_of_list(d), format.def.duration_unit));
     let (start, end) = match (format.def.timestamp_marks, duration_ms) {
         (TimestampMarks::End, Some(d)) => {
             // A whole-second end time was truncated: the request ended half a
@@ -196,6 +243,29 @@ fn request(
         route,
         kind,
     })
+}
+
+/// A duration in milliseconds: a bare number is in the definition's unit;
+/// one written with its unit (GCP's `"0.123s"`, Heroku's `18ms`) says its own.
+fn duration_ms(text: &str, unit: DurationUnit) -> Option<f64> {
+    let t = text.trim();
+    if let Ok(v) = t.parse::<f64>() {
+        // Negative: a timer that never ran (`-1`), not a duration.
+        return (v >= 0.0).then(|| unit.to_ms(v));
+    }
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let (number, suffix) = t.split_at(split);
+    let unit = match suffix {
+        "" => unit,
+        "s" => DurationUnit::S,
+        "ms" => DurationUnit::Ms,
+        "us" | "\u{b5}s" => DurationUnit::Us,
+        "ns" => DurationUnit::Ns,
+        _ => return None,
+    };
+    number.parse::<f64>().ok().map(|v| unit.to_ms(v))
 }
 
 /// nginx writes `a, b` (and `a : b`) when a request was retried across
@@ -358,6 +428,39 @@ mod tests {
         for (text, want) in cases {
             assert_eq!(level(text), want, "{text}");
         }
+    }
+
+    #[test]
+    fn durations_in_the_definitions_unit_or_their_own() {
+        // (text, definition unit, milliseconds)
+        let cases = [
+            ("0.310", DurationUnit::S, Some(310.0)),
+            ("226", DurationUnit::Ms, Some(226.0)),
+            ("0.123s", DurationUnit::Ms, Some(123.0)),
+            ("18ms", DurationUnit::S, Some(18.0)),
+            ("46382173", DurationUnit::Ns, Some(46.382173)),
+            ("2e-3", DurationUnit::S, Some(2.0)),
+            ("-1", DurationUnit::S, None),
+            ("soon", DurationUnit::S, None),
+        ];
+        for (text, unit, want) in cases {
+            assert_eq!(duration_ms(text, unit), want, "{text}");
+        }
+    }
+
+    #[test]
+    fn a_request_formats_own_messages_are_log_records() {
+        let cat = crate::formats::Catalogue::builtin().expect("catalogue");
+        let f = &cat.formats[cat.find("nginx_timed").expect("nginx_timed")];
+        let mut times = TimeParser::new(&[], crate::zone::Zone::Utc);
+        let mut fields = Fields::default();
+        fields.set(Role::Ts, "2026-10-01T07:58:06Z".into());
+        fields.set(Role::Message, "Proxy web started.".into());
+        let ev = build(f, &cat.rules, &mut times, &fields, None, Origin::default());
+        assert!(matches!(ev, Ok(Event::Log(l)) if l.message == "Proxy web started."));
+        fields.set(Role::Status, "200".into());
+        let ev = build(f, &cat.rules, &mut times, &fields, None, Origin::default());
+        assert!(matches!(ev, Ok(Event::Request(_))));
     }
 
     #[test]

@@ -16,18 +16,14 @@
 use serde_json::Value;
 use std::borrow::Cow;
 
-use super::{metric_record, number_text, Extractor, Skip, BLANK};
+use super::{metric_record, number_text, Extractor, Skip};
 use crate::formats::compile::Fields;
 
 pub struct Query;
 
 impl Extractor for Query {
     fn line<'a>(&mut self, line: &'a str) -> Result<Vec<Fields<'a>>, Skip> {
-        if line.trim().is_empty() {
-            return Err(BLANK);
-        }
-        let doc: Value = serde_json::from_str(line).map_err(|_| "not valid JSON")?;
-        Ok(records(&doc)?.into_iter().map(Fields::into_owned).collect())
+        super::json_document_line(line, records)
     }
 
     fn document<'a>(&mut self, doc: &'a Value) -> Result<Vec<Fields<'a>>, Skip> {

@@ -146,6 +146,20 @@ pub fn number_text(v: &Value) -> Option<Cow<'_, str>> {
     }
 }
 
+/// `Extractor::line` for kinds whose records come from a JSON document that
+/// may sit on one line: parse it, take its records, and own their text (the
+/// line's value does not outlive the call).
+pub(crate) fn json_document_line(
+    line: &str,
+    records: for<'v> fn(&'v Value) -> Result<Vec<Fields<'v>>, Skip>,
+) -> Result<Vec<Fields<'static>>, Skip> {
+    if line.trim().is_empty() {
+        return Err(BLANK);
+    }
+    let doc: Value = serde_json::from_str(line).map_err(|_| "not valid JSON")?;
+    Ok(records(&doc)?.into_iter().map(Fields::into_owned).collect())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
