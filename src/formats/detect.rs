@@ -177,7 +177,10 @@ fn document_score(cat: &Catalogue, index: usize, head: &[String]) -> f64 {
         DefinitionKind::Regex => 0.0,
         DefinitionKind::Envelope if f.is_text() => 0.0,
         DefinitionKind::Json | DefinitionKind::Envelope => {
-            if f.def.require.is_empty() {
+            // An array index (`0` of a Fluent Bit `[time, {record}]`) is no
+            // key: its digits in quotes are any string value of the document.
+            let is_index = |k: &String| k.rsplit('.').next().is_some_and(is_array_index);
+            if f.def.require.is_empty() || f.def.require.iter().any(is_index) {
                 return 0.0;
             }
             let env_ok = f.def.envelope.as_deref().is_none_or(has_key);
@@ -189,6 +192,11 @@ fn document_score(cat: &Catalogue, index: usize, head: &[String]) -> f64 {
         }
         _ => f.extractor().map_or(0.0, |x| x.sniff(&text)),
     }
+}
+
+/// Whether a key part is an array index (all digits).
+fn is_array_index(part: &str) -> bool {
+    !part.is_empty() && part.bytes().all(|b| b.is_ascii_digit())
 }
 
 /// Pick the best format for an input's head, or `None` when none reads at
@@ -266,6 +274,30 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// A document whose string values are `"0"` and `"1"` is not a Fluent
+    /// Bit event, whose required keys are the indexes 0 and 1.
+    #[test]
+    fn array_indexes_are_not_sniffed_as_document_keys() {
+        let cat = Catalogue::builtin().expect("catalogue");
+        let head: Vec<String> = [
+            "[",
+            "  {\"_raw\": \"x\", \"_serial\": \"0\", \"linecount\": \"1\",",
+            "   \"_time\": \"2026-10-01T07:58:06.113+00:00\"}",
+            "]",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let i = cat
+            .formats
+            .iter()
+            .position(|f| f.name() == "fluentbit_records")
+            .expect("fluentbit_records");
+        assert_eq!(document_score(&cat, i, &head), 0.0);
+        assert!(is_array_index("0") && is_array_index("12"));
+        assert!(!is_array_index("") && !is_array_index("log"));
     }
 
     #[test]
