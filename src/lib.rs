@@ -130,12 +130,25 @@ pub fn read_inputs_inspect<S: event::EventSink>(
     let mut stats = Vec::new();
     for (i, inp) in read::open_all(&input.inputs)?.into_iter().enumerate() {
         let path = inp.name.clone();
+        let from_dir = inp.from_dir;
         let st = match inspect.as_mut() {
             Some(f) => {
                 let mut per = |o: event::Origin, fl: &formats::Fields<'_>| f(&path, o, fl);
-                parse::parse_input_inspect(inp, i as u32, cat, &opts, sink, Some(&mut per))?
+                parse::parse_input_inspect(inp, i as u32, cat, &opts, sink, Some(&mut per))
             }
-            None => parse::parse_input(inp, i as u32, cat, &opts, sink)?,
+            None => parse::parse_input(inp, i as u32, cat, &opts, sink),
+        };
+        let st = match st {
+            Ok(st) => st,
+            // In a directory, a file no format reads (a README, a binary) is noted and passed over.
+            Err(ParseError::UnknownFormat { .. } | ParseError::Empty { .. }) if from_dir => {
+                InputStats {
+                    path,
+                    format: "not a log (passed over)".to_string(),
+                    ..InputStats::default()
+                }
+            }
+            Err(e) => return Err(e.into()),
         };
         stats.push(st);
     }

@@ -296,7 +296,11 @@ pub fn map_json<'a>(def: &Definition, record: &'a Value) -> Option<Fields<'a>> {
     for key in &def.require {
         lookup(record, key)?;
     }
-    if def.exclude.iter().any(|k| lookup(record, k).is_some()) {
+    if def
+        .exclude
+        .iter()
+        .any(|k| k.split('+').all(|part| lookup(record, part).is_some()))
+    {
         return None;
     }
     let mut fields = Fields::default();

@@ -18,6 +18,9 @@ pub struct Input {
     pub name: String,
     /// `gzip`, `zstd` or `none`.
     pub compression: &'static str,
+    /// Found by walking a directory rather than named: a file there that is
+    /// not a log is passed over with a note instead of stopping the run.
+    pub from_dir: bool,
     reader: Box<dyn BufRead + Send>,
 }
 
@@ -59,6 +62,7 @@ impl Input {
         Ok(Input {
             name,
             compression,
+            from_dir: false,
             reader,
         })
     }
@@ -92,7 +96,9 @@ pub fn open_all(paths: &[PathBuf]) -> Result<Vec<Input>, ReadError> {
                 });
             }
             for f in files {
-                inputs.push(open_file(&f)?);
+                let mut input = open_file(&f)?;
+                input.from_dir = true;
+                inputs.push(input);
             }
         } else {
             inputs.push(open_file(path)?);

@@ -96,3 +96,28 @@ fn years_between_lines_do_not_exhaust_memory() {
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("the busiest 24 hours"), "{out}");
 }
+
+#[test]
+fn a_directory_passes_over_files_that_are_not_logs_with_a_note() {
+    let dir = std::env::temp_dir().join(format!("postmortem-dir-{}", std::process::id()));
+    fs::create_dir_all(&dir).expect("tmp");
+    fs::write(dir.join("notes.txt"), "what we saw: it was slow\n").expect("write");
+    fs::write(
+        dir.join("access.log"),
+        "192.0.2.1 - - [01/Oct/2026:07:00:00 +0000] \"GET /a HTTP/1.1\" 200 5 \"-\" \"curl/8\"\n",
+    )
+    .expect("write");
+    let (code, out, err) = run(&["analyze", "--json", dir.to_str().unwrap_or("")]);
+    assert_eq!(code, 0, "{err}");
+    let r: serde_json::Value = serde_json::from_str(&out).expect("json");
+    let formats: Vec<&str> = r["inputs"]
+        .as_array()
+        .expect("inputs")
+        .iter()
+        .filter_map(|i| i["format"].as_str())
+        .collect();
+    assert_eq!(formats, vec!["nginx_combined", "not a log (passed over)"]);
+    // Named on the command line, the same file is an error.
+    let (code, _, _) = run(&["analyze", dir.join("notes.txt").to_str().unwrap_or("")]);
+    assert_eq!(code, 1);
+}
