@@ -9,10 +9,12 @@
 //! Analysis { attribution: acct-4411 x9000, pool saturated 3/3, ... } -> [tenant_surge 0.95, pool_exhaustion 0.95, ...]
 //! ```
 
+mod crash_loop;
 mod finding;
 mod health_check_coupling;
 mod pool_exhaustion;
 mod retry_storm;
+mod stuck_instance;
 mod synchronized_restart;
 mod tenant_surge;
 
@@ -30,12 +32,14 @@ pub struct Context<'a> {
 type Detector = fn(&Context<'_>, &mut Vec<Finding>);
 
 /// Every detector, by pattern id.
-pub const DETECTORS: [(&str, Detector); 5] = [
+pub const DETECTORS: [(&str, Detector); 7] = [
     (tenant_surge::ID, tenant_surge::detect),
     (pool_exhaustion::ID, pool_exhaustion::detect),
     (health_check_coupling::ID, health_check_coupling::detect),
     (synchronized_restart::ID, synchronized_restart::detect),
     (retry_storm::ID, retry_storm::detect),
+    (stuck_instance::ID, stuck_instance::detect),
+    (crash_loop::ID, crash_loop::detect),
 ];
 
 /// Run every detector.

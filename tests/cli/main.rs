@@ -6,5 +6,6 @@ mod commands;
 mod corpus;
 mod envelopes;
 mod fixture;
+mod patterns;
 mod samples;
 mod timeless;

@@ -1,0 +1,123 @@
+//! `crash_loop`: instances crash under load, restart into the queued
+//! backlog plus live load, and crash again.
+//!
+//! Why it matters: each restart starts from a worse place than the last;
+//! only more capacity breaks the loop (seed 001).
+//!
+//! Example: a pod restarts four times in twenty minutes (OOMKilled, then
+//! BackOff), each time staying up for less time than before.
+
+use std::collections::BTreeMap;
+
+use super::finding::{confidence, Evidence, Finding, Subject};
+use super::Context;
+use crate::event::InfraKind;
+use crate::zone::clock;
+
+pub const ID: &str = "crash_loop";
+
+const ACTIONS: &[&str] = &[
+    "Right-size the service: more CPU/memory per instance and a lower scale-out threshold, so it runs with headroom",
+    "Alert on leading indicators: restarts, unavailable instances, and scaling at its maximum",
+];
+
+/// Restarts of one instance in the window that make a loop.
+const LOOP_RESTARTS: usize = 3;
+
+pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
+    let a = cx.analysis;
+    let (Some(_), Some(window)) = (a.incident, a.window()) else {
+        return;
+    };
+    let (w0, w1) = ((window.start - 600) * 1000, window.end * 1000);
+    let mut by_instance: BTreeMap<&str, Vec<i64>> = BTreeMap::new();
+    for r in a
+        .history
+        .restarts
+        .iter()
+        .filter(|r| r.down >= w0 && r.down < w1)
+    {
+        by_instance
+            .entry(r.instance.as_str())
+            .or_default()
+            .push(r.down);
+    }
+    let backoffs: Vec<&crate::event::InfraEvent> = cx
+        .agg
+        .infra_events()
+        .iter()
+        .filter(|e| {
+            e.ts >= w0 && e.ts < w1 && matches!(e.kind, InfraKind::BackOff | InfraKind::OomKilled)
+        })
+        .collect();
+    let looping: Vec<(&str, &Vec<i64>)> = by_instance
+        .iter()
+        .filter(|(inst, downs)| {
+            downs.len() >= LOOP_RESTARTS
+                || (downs.len() >= 2 && backoffs.iter().any(|b| b.object == **inst))
+        })
+        .map(|(i, d)| (*i, d))
+        .collect();
+    if looping.is_empty() {
+        return;
+    }
+    let mut evidence = Vec::new();
+    let mut shrinking = 0;
+    for (inst, downs) in &looping {
+        let gaps: Vec<i64> = downs.windows(2).map(|w| (w[1] - w[0]) / 1000).collect();
+        if gaps.windows(2).all(|g| g[1] <= g[0]) && gaps.len() >= 2 {
+            shrinking += 1;
+        }
+        let times: Vec<String> = downs.iter().map(|d| clock(*d)).collect();
+        evidence.push(Evidence::new(
+            format!(
+                "{inst} restarted {} times: {}",
+                downs.len(),
+                times.join(", ")
+            ),
+            a.history
+                .restarts
+                .iter()
+                .find(|r| r.instance == *inst)
+                .map(|r| a.source(r.source))
+                .unwrap_or_default(),
+        ));
+    }
+    if let Some(b) = backoffs.first() {
+        evidence.push(Evidence::new(
+            format!(
+                "{} back-off / OOM events, the first on {}: {}",
+                backoffs.len(),
+                b.object,
+                crate::redact::redact_text(&b.message)
+            ),
+            a.source(b.origin),
+        ));
+    }
+    let c = 0.55
+        + 0.2 * (looping.len() as f64 / a.history.instances.len().max(1) as f64).min(1.0)
+        + if shrinking > 0 { 0.1 } else { 0.0 }
+        + if backoffs.is_empty() { 0.0 } else { 0.1 };
+    sink.push(Finding {
+        pattern: ID,
+        title: format!(
+            "{} instance(s) crashed and restarted repeatedly",
+            looping.len()
+        ),
+        confidence: confidence(c),
+        start: looping
+            .iter()
+            .flat_map(|(_, d)| d.iter())
+            .copied()
+            .min()
+            .unwrap_or(w0),
+        end: w1,
+        subject: Subject {
+            instance: (looping.len() == 1).then(|| looping[0].0.to_string()),
+            ..Subject::default()
+        },
+        evidence,
+        timeline: Vec::new(),
+        actions: ACTIONS,
+    });
+}

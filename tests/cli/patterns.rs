@@ -1,0 +1,123 @@
+//! Patterns beyond the bundled scenarios, on small synthetic exports written
+//! here: a gray failure (two stuck upstreams) and a crash loop.
+
+use serde_json::Value;
+use std::fmt::Write;
+use std::fs;
+
+use super::fixture::run;
+
+fn dir(name: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("postmortem-pat-{name}-{}", std::process::id()));
+    fs::create_dir_all(&d).expect("tmp");
+    d
+}
+
+fn clf_time(sec: u64) -> String {
+    // 2026-10-01 07:00:00 UTC plus `sec`.
+    let (h, m, s) = (7 + sec / 3600, (sec / 60) % 60, sec % 60);
+    format!("01/Oct/2026:{h:02}:{m:02}:{s:02} +0000")
+}
+
+/// 20 minutes at 10 requests a second over five upstreams; from minute 10 to
+/// 15 `stuck` upstreams answer 504 after 30 s or crawl.
+fn access_log(stuck: &[usize]) -> String {
+    let mut out = String::new();
+    for sec in 0..1200u64 {
+        for k in 0..10u64 {
+            let up = ((sec * 10 + k) % 5) as usize;
+            let bad = (600..900).contains(&sec) && stuck.contains(&up);
+            let (status, took) = if bad {
+                (
+                    if k % 2 == 0 { 504 } else { 200 },
+                    if k % 2 == 0 { 30.001 } else { 8.5 },
+                )
+            } else {
+                (200, 0.040)
+            };
+            let _ = writeln!(
+                out,
+                "192.0.2.{} - - [{}] \"GET /api/v1/accounts/acct-{}/runs/{} HTTP/1.1\" {status} 512 \"-\" \"client/{}\" {took:.3} 10.0.0.{}:8080",
+                k + 1,
+                clf_time(sec),
+                k % 7,
+                sec,
+                k % 3,
+                up + 1
+            );
+        }
+    }
+    out
+}
+
+#[test]
+fn two_stuck_upstreams_among_five_are_a_gray_failure_not_a_tenant_surge() {
+    let d = dir("stuck");
+    fs::write(d.join("access.log"), access_log(&[1, 3])).expect("write");
+    let (code, out, err) = run(&["analyze", "--json", d.to_str().unwrap_or("")]);
+    assert_eq!(code, 0, "{err}");
+    let r: Value = serde_json::from_str(&out).expect("json");
+    assert_eq!(r["incident"]["found"], true);
+    let findings = r["findings"].as_array().expect("findings");
+    let stuck = findings
+        .iter()
+        .find(|f| f["pattern"] == "stuck_instance")
+        .expect("stuck_instance found");
+    assert!(stuck["confidence"].as_f64() >= Some(0.5), "{stuck}");
+    let text = stuck["evidence"].to_string();
+    assert!(
+        text.contains("10.0.0.2:8080") && text.contains("10.0.0.4:8080"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("10.0.0.1:8080"),
+        "a healthy peer is not blamed: {text}"
+    );
+    assert!(!findings
+        .iter()
+        .any(|f| f["pattern"] == "tenant_surge" && f["confidence"].as_f64() > Some(0.5)));
+}
+
+#[test]
+fn a_pod_restarting_again_and_again_is_a_crash_loop() {
+    let d = dir("crash");
+    // Errors while the pod is down, so there is an incident to explain.
+    fs::write(d.join("access.log"), access_log(&[0, 1, 2])).expect("write");
+    let mut events = String::new();
+    for (i, at) in [610u64, 680, 730, 765, 790].iter().enumerate() {
+        for (reason, dt, msg) in [
+            (
+                "Killing",
+                0,
+                "Container api failed liveness probe, will be restarted",
+            ),
+            ("BackOff", 5, "Back-off restarting failed container api"),
+            ("Started", 15, "Started container api"),
+        ] {
+            let t = at + dt;
+            let ts = format!(
+                "2026-10-01T{:02}:{:02}:{:02}Z",
+                7 + t / 3600,
+                (t / 60) % 60,
+                t % 60
+            );
+            let _ = writeln!(
+                events,
+                "{}",
+                serde_json::json!({"metadata": {"name": format!("api-0.{i}{reason}")}, "involvedObject": {"kind": "Pod", "name": "api-0"},
+                    "reason": reason, "message": msg, "firstTimestamp": ts, "lastTimestamp": ts, "count": 1, "type": "Warning"})
+            );
+        }
+    }
+    fs::write(d.join("events.jsonl"), events).expect("write");
+    let (code, out, err) = run(&["analyze", "--json", d.to_str().unwrap_or("")]);
+    assert_eq!(code, 0, "{err}");
+    let r: Value = serde_json::from_str(&out).expect("json");
+    let findings = r["findings"].as_array().expect("findings");
+    let cl = findings
+        .iter()
+        .find(|f| f["pattern"] == "crash_loop")
+        .expect("crash_loop found");
+    assert!(cl["confidence"].as_f64() >= Some(0.5), "{cl}");
+    assert_eq!(cl["subject"]["instance"], "api-0");
+}
