@@ -10,10 +10,12 @@
 //! ```
 
 mod crash_loop;
+mod deploy_verdict;
 mod finding;
 mod health_check_coupling;
 mod pool_exhaustion;
 mod retry_storm;
+mod slow_request_hogging;
 mod stuck_instance;
 mod synchronized_restart;
 mod tenant_surge;
@@ -32,7 +34,7 @@ pub struct Context<'a> {
 type Detector = fn(&Context<'_>, &mut Vec<Finding>);
 
 /// Every detector, by pattern id.
-pub const DETECTORS: [(&str, Detector); 7] = [
+pub const DETECTORS: [(&str, Detector); 9] = [
     (tenant_surge::ID, tenant_surge::detect),
     (pool_exhaustion::ID, pool_exhaustion::detect),
     (health_check_coupling::ID, health_check_coupling::detect),
@@ -40,6 +42,9 @@ pub const DETECTORS: [(&str, Detector); 7] = [
     (retry_storm::ID, retry_storm::detect),
     (stuck_instance::ID, stuck_instance::detect),
     (crash_loop::ID, crash_loop::detect),
+    (slow_request_hogging::ID, slow_request_hogging::detect),
+    // One detector weighs a deploy both ways and emits one of the two ids.
+    (deploy_verdict::REGRESSION, deploy_verdict::detect),
 ];
 
 /// Run every detector.

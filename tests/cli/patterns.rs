@@ -121,3 +121,80 @@ fn a_pod_restarting_again_and_again_is_a_crash_loop() {
     assert!(cl["confidence"].as_f64() >= Some(0.5), "{cl}");
     assert_eq!(cl["subject"]["instance"], "api-0");
 }
+
+fn findings_of(d: &std::path::Path) -> Vec<Value> {
+    let (code, out, err) = run(&["analyze", "--json", d.to_str().unwrap_or("")]);
+    assert_eq!(code, 0, "{err}");
+    let r: Value = serde_json::from_str(&out).expect("json");
+    assert_eq!(r["incident"]["found"], true, "{r}");
+    r["findings"].as_array().cloned().unwrap_or_default()
+}
+
+fn confidence_of(findings: &[Value], pattern: &str) -> f64 {
+    findings
+        .iter()
+        .find(|f| f["pattern"] == pattern)
+        .and_then(|f| f["confidence"].as_f64())
+        .unwrap_or(0.0)
+}
+
+#[test]
+fn a_deploy_after_the_onset_is_a_red_herring_and_one_before_it_fixed_by_rollback_is_a_regression() {
+    let d = dir("herring");
+    fs::write(d.join("access.log"), access_log(&[1, 3])).expect("write");
+    fs::write(
+        d.join("deploys.log"),
+        "2026-10-01T07:11:00Z deploy api v2.4.1 by ci\n",
+    )
+    .expect("write");
+    let f = findings_of(&d);
+    assert!(confidence_of(&f, "red_herring_deploy") >= 0.5, "{f:?}");
+    assert!(confidence_of(&f, "deploy_regression") < 0.5, "{f:?}");
+
+    let d = dir("regression");
+    fs::write(d.join("access.log"), access_log(&[1, 3])).expect("write");
+    fs::write(
+        d.join("deploys.log"),
+        "2026-10-01T07:05:00Z deploy api v2.4.1 by ci\n2026-10-01 07:14:40+00:00 rollback api to v2.4.0\n",
+    )
+    .expect("write");
+    let f = findings_of(&d);
+    assert!(confidence_of(&f, "deploy_regression") >= 0.5, "{f:?}");
+    assert!(confidence_of(&f, "red_herring_deploy") < 0.5, "{f:?}");
+}
+
+#[test]
+fn few_slow_requests_holding_most_of_the_busy_time_are_hogging() {
+    let d = dir("hog");
+    let mut out = String::new();
+    for sec in 0..1200u64 {
+        let incident = (600..900).contains(&sec);
+        for k in 0..10u64 {
+            let took = if incident { 1.5 } else { 0.040 };
+            let _ = writeln!(
+                out,
+                "192.0.2.{} - - [{}] \"GET /api/v1/accounts/acct-{}/runs/{sec} HTTP/1.1\" 200 512 \"-\" \"client/1\" {took:.3} 10.0.0.{}:8080",
+                k + 1,
+                clf_time(sec),
+                k % 7,
+                k % 3 + 1
+            );
+        }
+        if incident && sec % 2 == 0 {
+            let _ = writeln!(
+                out,
+                "198.51.100.9 - - [{}] \"POST /api/v1/accounts/acct-hooks/webhooks/relay HTTP/1.1\" 200 64 \"-\" \"hook-relay/1.0\" 25.000 10.0.0.1:8080",
+                clf_time(sec)
+            );
+        }
+    }
+    fs::write(d.join("access.log"), out).expect("write");
+    let f = findings_of(&d);
+    assert!(confidence_of(&f, "slow_request_hogging") >= 0.5, "{f:?}");
+    let hog = f
+        .iter()
+        .find(|x| x["pattern"] == "slow_request_hogging")
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(hog["subject"]["tenant"], "acct-hooks");
+}
