@@ -19,6 +19,7 @@ mod slow_request_hogging;
 mod stuck_instance;
 mod synchronized_restart;
 mod tenant_surge;
+mod upstream_rate_limit;
 
 pub use finding::{Evidence, Finding, Subject};
 
@@ -34,7 +35,7 @@ pub struct Context<'a> {
 type Detector = fn(&Context<'_>, &mut Vec<Finding>);
 
 /// Every detector, by pattern id.
-pub const DETECTORS: [(&str, Detector); 9] = [
+pub const DETECTORS: [(&str, Detector); 10] = [
     (tenant_surge::ID, tenant_surge::detect),
     (pool_exhaustion::ID, pool_exhaustion::detect),
     (health_check_coupling::ID, health_check_coupling::detect),
@@ -43,6 +44,7 @@ pub const DETECTORS: [(&str, Detector); 9] = [
     (stuck_instance::ID, stuck_instance::detect),
     (crash_loop::ID, crash_loop::detect),
     (slow_request_hogging::ID, slow_request_hogging::detect),
+    (upstream_rate_limit::ID, upstream_rate_limit::detect),
     // One detector weighs a deploy both ways and emits one of the two ids.
     (deploy_verdict::REGRESSION, deploy_verdict::detect),
 ];

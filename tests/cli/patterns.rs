@@ -198,3 +198,22 @@ fn few_slow_requests_holding_most_of_the_busy_time_are_hogging() {
         .unwrap_or_default();
     assert_eq!(hog["subject"]["tenant"], "acct-hooks");
 }
+
+#[test]
+fn a_dependency_limiting_after_the_onset_is_an_upstream_rate_limit() {
+    let d = dir("ratelimit");
+    fs::write(d.join("access.log"), access_log(&[0, 1])).expect("write");
+    let mut app = String::new();
+    for i in 0..40u64 {
+        let t = 660 + i * 5;
+        let _ = writeln!(
+            app,
+            "{}",
+            serde_json::json!({"@timestamp": format!("2026-10-01T07:{:02}:{:02}Z", (t / 60) % 60, t % 60), "log.level": "WARN",
+                "message": "OAuth login failed: GitHub API rate limit exceeded for installation", "host.hostname": format!("web-{}", i % 3)})
+        );
+    }
+    fs::write(d.join("app.jsonl"), app).expect("write");
+    let f = findings_of(&d);
+    assert!(confidence_of(&f, "upstream_rate_limit") >= 0.5, "{f:?}");
+}
