@@ -9,6 +9,7 @@
 //! Analysis { attribution: acct-4411 x9000, pool saturated 3/3, ... } -> [tenant_surge 0.95, pool_exhaustion 0.95, ...]
 //! ```
 
+mod backlog_growth;
 mod crash_loop;
 mod deploy_verdict;
 mod finding;
@@ -35,7 +36,7 @@ pub struct Context<'a> {
 type Detector = fn(&Context<'_>, &mut Vec<Finding>);
 
 /// Every detector, by pattern id.
-pub const DETECTORS: [(&str, Detector); 10] = [
+pub const DETECTORS: [(&str, Detector); 11] = [
     (tenant_surge::ID, tenant_surge::detect),
     (pool_exhaustion::ID, pool_exhaustion::detect),
     (health_check_coupling::ID, health_check_coupling::detect),
@@ -45,6 +46,7 @@ pub const DETECTORS: [(&str, Detector); 10] = [
     (crash_loop::ID, crash_loop::detect),
     (slow_request_hogging::ID, slow_request_hogging::detect),
     (upstream_rate_limit::ID, upstream_rate_limit::detect),
+    (backlog_growth::ID, backlog_growth::detect),
     // One detector weighs a deploy both ways and emits one of the two ids.
     (deploy_verdict::REGRESSION, deploy_verdict::detect),
 ];

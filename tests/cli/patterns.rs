@@ -217,3 +217,27 @@ fn a_dependency_limiting_after_the_onset_is_an_upstream_rate_limit() {
     let f = findings_of(&d);
     assert!(confidence_of(&f, "upstream_rate_limit") >= 0.5, "{f:?}");
 }
+
+#[test]
+fn a_queue_that_fills_faster_than_it_drains_is_backlog_growth() {
+    let d = dir("backlog");
+    fs::write(d.join("access.log"), access_log(&[0, 1, 2])).expect("write");
+    let mut prom = String::from("# TYPE sidekiq_queue_size gauge\n");
+    for t in (0..1200u64).step_by(15) {
+        let depth = if t < 600 {
+            40 + t % 7
+        } else if t < 900 {
+            40 + (t - 600) * 20
+        } else {
+            (6040u64).saturating_sub((t - 900) * 30).max(45)
+        };
+        let _ = writeln!(
+            prom,
+            "sidekiq_queue_size{{queue=\"default\"}} {depth} {}",
+            (1_790_838_000 + t) * 1000
+        );
+    }
+    fs::write(d.join("queue.prom"), prom).expect("write");
+    let f = findings_of(&d);
+    assert!(confidence_of(&f, "backlog_growth") >= 0.5, "{f:?}");
+}
