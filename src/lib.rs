@@ -197,6 +197,7 @@ pub fn run(cfg: &Config) -> Result<Report, Error> {
     let opts = CorrelateOptions {
         inputs: inputs.iter().map(|i| i.path.clone()).collect(),
         baseline: cfg.baseline,
+        reconnect_routes: cat.rules.reconnect_routes.clone(),
         since: cfg.since,
         until: cfg.until,
     };

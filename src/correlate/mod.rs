@@ -33,6 +33,8 @@ pub struct CorrelateOptions {
     pub inputs: Vec<String>,
     /// `--baseline START..END`, seconds.
     pub baseline: Option<Span>,
+    /// Route fragments of connect/login endpoints (from `parsers/signals.json`).
+    pub reconnect_routes: Vec<String>,
     /// `--since`/`--until`, seconds.
     pub since: Option<i64>,
     pub until: Option<i64>,
@@ -83,6 +85,8 @@ pub struct Analysis {
     pub timeline: Vec<TimelineEntry>,
     /// Instances (as access logs name them) with failed requests in the window.
     pub instances_with_failures: Vec<String>,
+    /// Route fragments of connect/login endpoints, passed through for the detectors.
+    pub reconnect_routes: Vec<String>,
     /// Deploys and rollbacks anywhere in the data.
     pub changes: Vec<InfraEvent>,
     pub warnings: Vec<String>,
@@ -141,6 +145,7 @@ const SURGE_CANDIDATES: usize = 25;
 pub fn correlate(agg: &Aggregates, opts: &CorrelateOptions) -> Result<Analysis, AggregateError> {
     let mut a = Analysis {
         inputs: opts.inputs.clone(),
+        reconnect_routes: opts.reconnect_routes.clone(),
         ..Analysis::default()
     };
     let Some(mut span) = agg.span() else {

@@ -20,6 +20,10 @@ struct SignalFile {
     health_routes: Vec<String>,
     /// User-agent product tokens of health checkers and probes.
     probe_agents: Vec<String>,
+    /// Route fragments of connect, reconnect and login endpoints (websocket
+    /// upgrades, OAuth callbacks): where a thundering herd lands.
+    #[serde(default)]
+    reconnect_routes: Vec<String>,
     /// Orchestrator reasons -> what they mean.
     infra_reasons: BTreeMap<String, Vec<String>>,
 }
@@ -54,6 +58,7 @@ pub struct Rules {
     signal_sets: Vec<(Signal, RegexSet)>,
     health_routes: rustc_hash::FxHashSet<String>,
     probe_agents: Vec<String>,
+    pub reconnect_routes: Vec<String>,
     infra_reasons: Vec<(String, InfraKind)>,
     metric_roles: BTreeMap<String, MetricRole>,
     pub instance_labels: Vec<String>,
@@ -165,6 +170,7 @@ impl Rules {
         Ok(Rules {
             signal_sets,
             health_routes: s.health_routes.into_iter().collect(),
+            reconnect_routes: s.reconnect_routes,
             probe_agents: s
                 .probe_agents
                 .iter()

@@ -20,6 +20,7 @@ mod slow_request_hogging;
 mod stuck_instance;
 mod synchronized_restart;
 mod tenant_surge;
+mod thundering_herd;
 mod upstream_rate_limit;
 
 pub use finding::{Evidence, Finding, Subject};
@@ -36,7 +37,7 @@ pub struct Context<'a> {
 type Detector = fn(&Context<'_>, &mut Vec<Finding>);
 
 /// Every detector, by pattern id.
-pub const DETECTORS: [(&str, Detector); 11] = [
+pub const DETECTORS: [(&str, Detector); 12] = [
     (tenant_surge::ID, tenant_surge::detect),
     (pool_exhaustion::ID, pool_exhaustion::detect),
     (health_check_coupling::ID, health_check_coupling::detect),
@@ -47,6 +48,7 @@ pub const DETECTORS: [(&str, Detector); 11] = [
     (slow_request_hogging::ID, slow_request_hogging::detect),
     (upstream_rate_limit::ID, upstream_rate_limit::detect),
     (backlog_growth::ID, backlog_growth::detect),
+    (thundering_herd::ID, thundering_herd::detect),
     // One detector weighs a deploy both ways and emits one of the two ids.
     (deploy_verdict::REGRESSION, deploy_verdict::detect),
 ];

@@ -241,3 +241,41 @@ fn a_queue_that_fills_faster_than_it_drains_is_backlog_growth() {
     let f = findings_of(&d);
     assert!(confidence_of(&f, "backlog_growth") >= 0.5, "{f:?}");
 }
+
+#[test]
+fn clients_reconnecting_all_at_once_after_an_outage_are_a_thundering_herd() {
+    let d = dir("herd");
+    let mut out = String::new();
+    for sec in 0..1200u64 {
+        let down = (600..660).contains(&sec);
+        for k in 0..10u64 {
+            let status = if down { 502 } else { 200 };
+            let _ = writeln!(
+                out,
+                "192.0.2.{} - - [{}] \"GET /api/v1/accounts/acct-{}/runs/{sec} HTTP/1.1\" {status} 512 \"-\" \"client/1\" 0.040 10.0.0.{}:8080",
+                k + 1,
+                clf_time(sec),
+                k % 7,
+                k % 3 + 1
+            );
+        }
+        // Websocket handshakes: one every 20 s as usual, thirty a second right after the outage.
+        let handshakes = if (660..780).contains(&sec) {
+            30
+        } else {
+            u64::from(sec % 20 == 0)
+        };
+        for h in 0..handshakes {
+            let _ = writeln!(
+                out,
+                "198.51.{}.{} - - [{}] \"GET /cable HTTP/1.1\" 101 0 \"-\" \"Mozilla/5.0\" 0.002 10.0.0.1:8080",
+                h % 200,
+                sec % 250,
+                clf_time(sec)
+            );
+        }
+    }
+    fs::write(d.join("access.log"), out).expect("write");
+    let f = findings_of(&d);
+    assert!(confidence_of(&f, "thundering_herd") >= 0.5, "{f:?}");
+}

@@ -1,0 +1,113 @@
+//! `thundering_herd`: many clients act at the same moment (reconnect,
+//! re-login) after an interruption.
+//!
+//! Why it matters: the herd can knock the service over again right as it
+//! comes back, and spill onto dependencies such as login providers (seed 004).
+//!
+//! Example: after the outage ends at 16:58, websocket handshakes run at 40x
+//! their usual rate for two minutes.
+
+use super::finding::{confidence, Evidence, Finding, Subject};
+use super::Context;
+use crate::aggregate::{Dim, Span};
+use crate::correlate::stats::poisson_exceeds;
+use crate::correlate::{TimelineEntry, TimelineKind};
+use crate::zone::clock;
+
+pub const ID: &str = "thundering_herd";
+
+const ACTIONS: &[&str] = &[
+    "Reconnect and re-login with jittered exponential backoff in every client",
+    "Admission control on connect/login endpoints while recovering (queue, shed, or serve a static page)",
+];
+
+/// How long after an interruption ends a herd is looked for.
+const AFTER_S: i64 = 120;
+/// How far above the usual rate a herd is.
+const HERD_RATIO: f64 = 5.0;
+
+pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
+    let a = cx.analysis;
+    let (Some(_), Some(window), Some(baseline), Some(span)) =
+        (a.incident, a.window(), a.baseline, a.span)
+    else {
+        return;
+    };
+    let routes: Vec<String> = cx
+        .agg
+        .dim_values(Dim::Route)
+        .into_iter()
+        .filter(|r| a.reconnect_routes.iter().any(|f| r.contains(f.as_str())))
+        .collect();
+    if routes.is_empty() {
+        return;
+    }
+    // Where an interruption ends: an outage ends, or restarted instances come back.
+    let mut ends: Vec<i64> = a.outages.iter().map(|o| o.end).collect();
+    ends.extend(
+        a.history
+            .restarts
+            .iter()
+            .filter_map(|r| r.up)
+            .map(|u| u.div_euclid(1000)),
+    );
+    ends.retain(|e| *e >= window.start && *e <= window.end);
+    ends.sort_unstable();
+    ends.dedup();
+    let counts = |route: &str, s: Span| -> f64 {
+        cx.agg
+            .dim_series(Dim::Route, route, span)
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| s.contains(span.start + *i as i64))
+            .map(|(_, c)| f64::from(c.requests))
+            .sum()
+    };
+    let mut best: Option<(f64, Finding)> = None;
+    for end in ends {
+        let after = Span::new(end, (end + AFTER_S).min(span.end));
+        for route in &routes {
+            let base_rate = counts(route, baseline) / baseline.secs().max(1.0);
+            let sent = counts(route, after);
+            let expected = base_rate * after.secs();
+            let ratio = sent / (expected + 1.0);
+            if !poisson_exceeds(sent, expected) || ratio < HERD_RATIO {
+                continue;
+            }
+            let c = 0.5 + 0.3 * (ratio.log10() / 2.0).min(1.0) + 0.1;
+            let input = a.inputs.first().cloned().unwrap_or_default();
+            let f = Finding {
+                pattern: ID,
+                title: format!("Clients stormed `{route}` as the service came back ({ratio:.0}x its usual rate)"),
+                confidence: confidence(c),
+                start: end * 1000,
+                end: after.end * 1000,
+                subject: Subject {
+                    endpoint: Some(route.clone()),
+                    ..Subject::default()
+                },
+                evidence: vec![Evidence::new(
+                    format!(
+                        "{sent:.0} requests to `{route}` in the {} s after {} against {expected:.1} expected from its baseline rate",
+                        after.len(),
+                        clock(end * 1000)
+                    ),
+                    input.clone(),
+                )],
+                timeline: vec![TimelineEntry {
+                    ts: end * 1000,
+                    kind: TimelineKind::ReconnectSpike,
+                    text: format!("Reconnect/login spike on `{route}`: {ratio:.0}x its usual rate"),
+                    sources: vec![input],
+                }],
+                actions: ACTIONS,
+            };
+            if best.as_ref().is_none_or(|(b, _)| c > *b) {
+                best = Some((c, f));
+            }
+        }
+    }
+    if let Some((_, f)) = best {
+        sink.push(f);
+    }
+}
