@@ -103,6 +103,7 @@ fn parse_options(cat: &Catalogue, input: &InputConfig) -> Result<ParseOptions, E
         forced,
         input_tz: input.input_tz,
         threads: input.threads.max(1),
+        progress: input.progress.clone(),
     })
 }
 

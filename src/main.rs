@@ -40,6 +40,47 @@ fn write_out(path: Option<&std::path::Path>, text: &str) -> Result<(), postmorte
     }
 }
 
+/// Inputs smaller than this finish before a bar would help.
+const PROGRESS_AFTER: u64 = 64 << 20;
+
+/// A progress line on stderr when it is a terminal; it appears only once
+/// the input turns out to be large, and is cleared when parsing ends.
+fn progress(cfg: &mut cli::Config) -> Option<indicatif::ProgressBar> {
+    use std::io::IsTerminal;
+    use std::sync::atomic::{AtomicU64, Ordering};
+    if !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let bar =
+        indicatif::ProgressBar::with_draw_target(None, indicatif::ProgressDrawTarget::hidden());
+    if let Ok(style) = indicatif::ProgressStyle::with_template(
+        "{spinner} read {bytes} ({bytes_per_sec}), {elapsed}",
+    ) {
+        bar.set_style(style);
+    }
+    let seen = std::sync::Arc::new(AtomicU64::new(0));
+    let shown = bar.clone();
+    cfg.input.progress = Some(postmortem::parse::Progress(std::sync::Arc::new(move |n| {
+        let total = seen.fetch_add(n, Ordering::Relaxed) + n;
+        if total >= PROGRESS_AFTER && shown.is_hidden() {
+            shown.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+        }
+        shown.set_position(total);
+    })));
+    Some(bar)
+}
+
+fn run_with_progress(
+    mut cfg: cli::Config,
+) -> Result<postmortem::report::Report, postmortem::Error> {
+    let bar = progress(&mut cfg);
+    let result = postmortem::run(&cfg);
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    result
+}
+
 fn execute(cli: Cli) -> Result<(), postmortem::Error> {
     match cli.command {
         Command::Completions { shell } => {
@@ -60,8 +101,7 @@ fn execute(cli: Cli) -> Result<(), postmortem::Error> {
             write_out(None, &String::from_utf8_lossy(&buf))
         }
         Command::Analyze(a) => {
-            let cfg = cli::config(&a)?;
-            let report = postmortem::run(&cfg)?;
+            let report = run_with_progress(cli::config(&a)?)?;
             let text = if a.json {
                 render::json::render(&report)
             } else {
@@ -70,7 +110,7 @@ fn execute(cli: Cli) -> Result<(), postmortem::Error> {
             write_out(a.output.as_deref(), &text)
         }
         Command::Timeline(a) => {
-            let report = postmortem::run(&cli::config(&a)?)?;
+            let report = run_with_progress(cli::config(&a)?)?;
             let text = if a.json {
                 serde_json::to_string_pretty(&report.timeline).unwrap_or_default() + "\n"
             } else {
@@ -79,7 +119,7 @@ fn execute(cli: Cli) -> Result<(), postmortem::Error> {
             write_out(a.output.as_deref(), &text)
         }
         Command::Tenants(a) => {
-            let report = postmortem::run(&cli::config(&a)?)?;
+            let report = run_with_progress(cli::config(&a)?)?;
             let text = if a.json {
                 serde_json::to_string_pretty(&report.attribution).unwrap_or_default() + "\n"
             } else {

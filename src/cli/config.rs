@@ -26,6 +26,8 @@ pub struct InputConfig {
     pub metric_roles: Vec<(String, MetricRole)>,
     /// Parsing threads.
     pub threads: usize,
+    /// Bytes-read callback for a progress bar (set by the binary on a terminal).
+    pub progress: Option<crate::parse::Progress>,
 }
 
 /// A resolved `analyze`/`timeline`/`tenants` run.

@@ -47,6 +47,18 @@ pub struct ParseOptions {
     pub input_tz: Zone,
     /// Worker threads for large line inputs (1: parse on the calling thread).
     pub threads: usize,
+    /// Told how many bytes were handed to the workers, for a progress bar.
+    pub progress: Option<Progress>,
+}
+
+/// A callback told of bytes read; the binary draws a progress bar with it.
+#[derive(Clone)]
+pub struct Progress(pub std::sync::Arc<dyn Fn(u64) + Send + Sync>);
+
+impl std::fmt::Debug for Progress {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Progress")
+    }
 }
 
 /// A line that was skipped, kept for diagnostics.
@@ -477,6 +489,9 @@ fn parse_chunks<S: EventSink>(
         loop {
             match lines.next_chunk(CHUNK_BYTES, &format.def.continuation_prefixes) {
                 Ok(Some(chunk)) => {
+                    if let Some(p) = &opts.progress {
+                        (p.0)(chunk.data.len() as u64);
+                    }
                     if tx.send(chunk).is_err() {
                         break;
                     }

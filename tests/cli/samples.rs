@@ -219,3 +219,13 @@ fn tables_show_the_timeline_and_the_tenants() {
     let first_row = out.lines().find(|l| l.contains("acct-")).unwrap_or("");
     assert!(first_row.contains("acct-4411"), "{out}");
 }
+
+#[test]
+fn stderr_stays_silent_when_it_is_not_a_terminal() {
+    let (code, _, err) = run(&["analyze", "samples/bulk-export"]);
+    assert_eq!(code, 0);
+    assert!(
+        err.is_empty(),
+        "no progress bar or chatter on a pipe: {err}"
+    );
+}
