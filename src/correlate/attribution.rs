@@ -25,6 +25,16 @@ pub struct AttributionRow {
     pub blame: f64,
 }
 
+impl AttributionRow {
+    /// How findings name the row: `` `acct-4411` (integration `acme-exporter`) ``.
+    pub fn label(&self) -> String {
+        match &self.integration {
+            Some(i) => format!("`{}` (integration `{i}`)", self.value),
+            None => format!("`{}`", self.value),
+        }
+    }
+}
+
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Attribution {
     pub dimension: &'static str,

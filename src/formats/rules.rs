@@ -26,6 +26,16 @@ struct SignalFile {
     reconnect_routes: Vec<String>,
     /// Orchestrator reasons -> what they mean.
     infra_reasons: BTreeMap<String, Vec<String>>,
+    /// For events whose reason says nothing: words in the message, tried in order.
+    #[serde(default)]
+    infra_messages: Vec<InfraMessage>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct InfraMessage {
+    kind: String,
+    contains: Vec<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -60,6 +70,7 @@ pub struct Rules {
     probe_agents: Vec<String>,
     pub reconnect_routes: Vec<String>,
     infra_reasons: Vec<(String, InfraKind)>,
+    infra_messages: Vec<(InfraKind, Vec<String>)>,
     metric_roles: BTreeMap<String, MetricRole>,
     pub instance_labels: Vec<String>,
     pub tenant_fields: Vec<String>,
@@ -159,6 +170,15 @@ impl Rules {
                 infra_reasons.push((r.to_ascii_lowercase(), kind));
             }
         }
+        let mut infra_messages = Vec::new();
+        for m in &s.infra_messages {
+            let kind = infra_named(&m.kind)
+                .ok_or_else(|| err("signals.json", format!("unknown infra kind `{}`", m.kind)))?;
+            infra_messages.push((
+                kind,
+                m.contains.iter().map(|w| w.to_ascii_lowercase()).collect(),
+            ));
+        }
         let mut metric_roles = BTreeMap::new();
         for (role, names) in &m.roles {
             let role = metric_role_named(role)
@@ -177,6 +197,7 @@ impl Rules {
                 .map(|a| a.to_ascii_lowercase())
                 .collect(),
             infra_reasons,
+            infra_messages,
             metric_roles,
             instance_labels: m.instance_labels,
             tenant_fields: t.fields,
@@ -216,15 +237,12 @@ impl Rules {
         if let Some((_, kind)) = self.infra_reasons.iter().find(|(r, _)| *r == reason) {
             return *kind;
         }
-        // Restarts that only the message names (plain deploy logs, exporters).
+        // Changes that only the message names (plain deploy logs, exporters).
         let message = message.to_ascii_lowercase();
-        if message.contains("rollback") || message.contains("rolled back") {
-            InfraKind::Rollback
-        } else if message.contains("deploy") {
-            InfraKind::Deploy
-        } else {
-            InfraKind::Other
-        }
+        self.infra_messages
+            .iter()
+            .find(|(_, words)| words.iter().any(|w| message.contains(w.as_str())))
+            .map_or(InfraKind::Other, |(kind, _)| *kind)
     }
 
     pub fn metric_role(&self, name: &str) -> Option<MetricRole> {
@@ -353,5 +371,26 @@ mod tests {
         for (name, message, want) in cases {
             assert_eq!(rules.signal_of(message), want, "{name}");
         }
+    }
+}
+
+#[cfg(test)]
+mod infra_message_tests {
+    use crate::event::InfraKind;
+    use crate::formats::Catalogue;
+
+    #[test]
+    fn a_change_named_only_in_the_message_is_read_from_the_data_words() {
+        let cat = Catalogue::builtin().expect("catalogue");
+        let r = &cat.rules;
+        assert_eq!(
+            r.infra_kind("", "Rolled back api to v2.4.0 after deploy"),
+            InfraKind::Rollback
+        );
+        assert_eq!(
+            r.infra_kind("Notice", "deploying api v2.4.1"),
+            InfraKind::Deploy
+        );
+        assert_eq!(r.infra_kind("", "node pressure relieved"), InfraKind::Other);
     }
 }

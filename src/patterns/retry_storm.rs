@@ -100,10 +100,7 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
             .and_then(|p| (p..after.end).find(|s| cells[idx(*s)].requests > 0))
             .unwrap_or(after.start);
         let origin = cells[idx(first)].first;
-        let who = match &row.integration {
-            Some(i) => format!("`{}` (integration `{i}`)", row.value),
-            None => format!("`{}`", row.value),
-        };
+        let who = row.label();
         let mut evidence = vec![Evidence::new(
             format!(
                 "{who} sent {sent} requests between {} and {} ({:.1} req/s; {} req/s in the baseline), {:.0}% of all the extra load in that span",

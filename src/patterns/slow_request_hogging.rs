@@ -38,10 +38,7 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
         return;
     };
     let factor = row.share_of_busy_time / row.share_of_requests.max(1e-6);
-    let who = match &row.integration {
-        Some(i) if attr.dimension == "tenant" => format!("`{}` (integration `{i}`)", row.value),
-        _ => format!("`{}`", row.value),
-    };
+    let who = row.label();
     let input = a.inputs.first().cloned().unwrap_or_default();
     let c = 0.5 + 0.3 * (factor / 10.0).min(1.0) + 0.15 * row.share_of_busy_time;
     sink.push(Finding {

@@ -45,10 +45,7 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
         || "access logs".to_string(),
         |s| a.input_name(s.first.input).to_string(),
     );
-    let who = match &top.integration {
-        Some(i) => format!("`{}` (integration `{i}`)", top.value),
-        None => format!("`{}`", top.value),
-    };
+    let who = top.label();
     let mut evidence = vec![
         Evidence::new(
             format!(
