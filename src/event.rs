@@ -7,8 +7,14 @@
 //! figure in the report can name where it came from.
 //!
 //! Times are UTC milliseconds since the Unix epoch ([`Millis`]).
+//!
+//! Requests and log records borrow their text from the line they were read
+//! from (`Cow`): the sink that folds them into aggregates copies a value only
+//! the first time it sees it, so the per-line path allocates nothing. A sink
+//! that keeps events calls [`Event::into_owned`].
 
 use serde::Serialize;
+use std::borrow::Cow;
 
 /// UTC milliseconds since the Unix epoch.
 pub type Millis = i64;
@@ -22,14 +28,14 @@ pub struct Origin {
 
 /// One normalised event.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Event {
-    Request(Request),
-    Log(LogRecord),
+pub enum Event<'a> {
+    Request(Request<'a>),
+    Log(LogRecord<'a>),
     Metric(MetricSample),
     Infra(InfraEvent),
 }
 
-impl Event {
+impl Event<'_> {
     pub fn ts(&self) -> Millis {
         match self {
             Event::Request(r) => r.ts,
@@ -38,6 +44,20 @@ impl Event {
             Event::Infra(i) => i.ts,
         }
     }
+
+    /// The event with its text copied out of the line it borrows from.
+    pub fn into_owned(self) -> Event<'static> {
+        match self {
+            Event::Request(r) => Event::Request(r.into_owned()),
+            Event::Log(l) => Event::Log(l.into_owned()),
+            Event::Metric(m) => Event::Metric(m),
+            Event::Infra(i) => Event::Infra(i),
+        }
+    }
+}
+
+fn owned(v: Cow<'_, str>) -> Cow<'static, str> {
+    Cow::Owned(v.into_owned())
 }
 
 /// What a request was for, as far as load and health are concerned.
@@ -53,29 +73,47 @@ pub enum RequestKind {
 /// One HTTP request as an access log saw it. `ts` is when it started: formats
 /// that log the completion time have the duration subtracted at parse time.
 #[derive(Clone, Debug, PartialEq, Default)]
-pub struct Request {
+pub struct Request<'a> {
     pub ts: Millis,
     /// When it completed (`ts` plus the duration, or `ts` when unknown):
     /// failures and successes count when they happened, arrivals when they arrived.
     pub end_ts: Millis,
     pub origin: Origin,
     pub duration_ms: Option<f64>,
-    pub method: Option<String>,
+    pub method: Option<Cow<'a, str>>,
     /// The path with ids folded into placeholders and the query dropped.
-    pub route: String,
+    pub route: Cow<'a, str>,
     /// A hash of the raw path and query: tells repeats apart without keeping
     /// (or ever showing) the raw text, which may hold secrets.
     pub path_hash: u64,
     pub status: Option<u16>,
     pub bytes: Option<u64>,
-    pub tenant: Option<String>,
+    pub tenant: Option<Cow<'a, str>>,
     /// Already redacted: a product token or a short hash of a key.
-    pub integration: Option<String>,
-    pub instance: Option<String>,
+    pub integration: Option<Cow<'a, str>>,
+    pub instance: Option<Cow<'a, str>>,
     pub kind: RequestKind,
 }
 
-impl Request {
+impl Request<'_> {
+    pub fn into_owned(self) -> Request<'static> {
+        Request {
+            method: self.method.map(owned),
+            route: owned(self.route),
+            tenant: self.tenant.map(owned),
+            integration: self.integration.map(owned),
+            instance: self.instance.map(owned),
+            ts: self.ts,
+            end_ts: self.end_ts,
+            origin: self.origin,
+            duration_ms: self.duration_ms,
+            path_hash: self.path_hash,
+            status: self.status,
+            bytes: self.bytes,
+            kind: self.kind,
+        }
+    }
+
     /// Server-side failure: 5xx, or a 408 the server timed out on.
     pub fn failed(&self) -> bool {
         matches!(self.status, Some(s) if s >= 500 || s == 408)
@@ -112,14 +150,28 @@ pub enum Signal {
 
 /// One application log record.
 #[derive(Clone, Debug, PartialEq, Default)]
-pub struct LogRecord {
+pub struct LogRecord<'a> {
     pub ts: Millis,
     pub origin: Origin,
     pub level: Level,
-    pub message: String,
-    pub instance: Option<String>,
-    pub tenant: Option<String>,
+    pub message: Cow<'a, str>,
+    pub instance: Option<Cow<'a, str>>,
+    pub tenant: Option<Cow<'a, str>>,
     pub signal: Option<Signal>,
+}
+
+impl LogRecord<'_> {
+    pub fn into_owned(self) -> LogRecord<'static> {
+        LogRecord {
+            message: owned(self.message),
+            instance: self.instance.map(owned),
+            tenant: self.tenant.map(owned),
+            ts: self.ts,
+            origin: self.origin,
+            level: self.level,
+            signal: self.signal,
+        }
+    }
 }
 
 /// What a metric measures, whatever the exporter named it.
@@ -187,7 +239,7 @@ pub struct InfraEvent {
 /// in, so a sink must merge by sums, minima and maxima for the result not to
 /// depend on how the input was split.
 pub trait EventSink: Send + Sized {
-    fn push(&mut self, event: Event);
+    fn push(&mut self, event: Event<'_>);
     fn fork(&self) -> Self;
     fn join(&mut self, other: Self);
 }
@@ -197,7 +249,7 @@ pub trait EventSink: Send + Sized {
 pub struct Discard;
 
 impl EventSink for Discard {
-    fn push(&mut self, _event: Event) {}
+    fn push(&mut self, _event: Event<'_>) {}
     fn fork(&self) -> Self {
         Discard
     }
@@ -206,9 +258,9 @@ impl EventSink for Discard {
 
 /// Keeps every event: for tests and small inputs. With several threads the
 /// order of events from different chunks is not the input's order.
-impl EventSink for Vec<Event> {
-    fn push(&mut self, event: Event) {
-        Vec::push(self, event);
+impl EventSink for Vec<Event<'static>> {
+    fn push(&mut self, event: Event<'_>) {
+        Vec::push(self, event.into_owned());
     }
     fn fork(&self) -> Self {
         Vec::new()

@@ -13,6 +13,7 @@
 
 mod cell;
 mod intern;
+mod recent;
 mod table;
 
 pub use cell::Cell;
@@ -26,6 +27,7 @@ use crate::event::{
     RequestKind, Signal,
 };
 use intern::Interner;
+use recent::Recent;
 
 /// Distinct (tenant, path) pairs remembered for retry detection; past this
 /// new pairs are not tracked and the report says so.
@@ -89,6 +91,9 @@ pub struct Aggregates {
     /// Per dimension, cells keyed by [`pack`]ed (value id, second): one u64
     /// hashes faster than a tuple, and this is the busiest map.
     by_dim: [HashMap<u64, Cell>; 4],
+    /// The second being filled; merged into `total` and `by_dim` when a
+    /// later second starts, and by `merge` and `finish`.
+    recent: Recent,
     tenant_integration: HashMap<(u32, u32), u64>,
     paths: HashMap<(u32, u64), PathSeen>,
     pub paths_bounded: bool,
@@ -104,7 +109,7 @@ pub struct Aggregates {
 }
 
 impl crate::event::EventSink for Aggregates {
-    fn push(&mut self, event: Event) {
+    fn push(&mut self, event: Event<'_>) {
         self.add(event);
     }
 
@@ -184,7 +189,7 @@ impl Aggregates {
     }
 
     /// Fold one event in.
-    pub fn add(&mut self, event: Event) {
+    pub fn add(&mut self, event: Event<'_>) {
         let ts = event.ts();
         if self.bounds.0.is_some_and(|s| ts < s) || self.bounds.1.is_some_and(|u| ts >= u) {
             return;
@@ -199,7 +204,7 @@ impl Aggregates {
         }
     }
 
-    fn id(&mut self, v: &Option<String>) -> u32 {
+    fn id(&mut self, v: &Option<std::borrow::Cow<'_, str>>) -> u32 {
         v.as_deref().map_or(0, |s| self.names.id(s))
     }
 
@@ -211,17 +216,16 @@ impl Aggregates {
             bump(&mut self.health, |t| (instance, t), s, e, r);
             return;
         }
-        bump(&mut self.total, |t| t, s, e, r);
         let tenant = self.id(&r.tenant);
         let integration = self.id(&r.integration);
         let route = self.names.id(&r.route);
-        for (dim, id) in [
-            (Dim::Tenant, tenant),
-            (Dim::Integration, integration),
-            (Dim::Instance, instance),
-            (Dim::Route, route),
-        ] {
-            bump(&mut self.by_dim[dim as usize], |t| pack(id, t), s, e, r);
+        // In `Dim` order.
+        let ids = [tenant, integration, instance, route];
+        if s == e {
+            self.add_cells(s, ids, r, true, true);
+        } else {
+            self.add_cells(s, ids, r, true, false);
+            self.add_cells(e, ids, r, false, true);
         }
         *self
             .tenant_integration
@@ -246,7 +250,36 @@ impl Aggregates {
         }
     }
 
-    fn add_log(&mut self, l: LogRecord) {
+    /// A request's arrival and/or outcome in second `s`: staged when `s` is
+    /// the second being filled or a later one, else straight into the maps.
+    fn add_cells(&mut self, s: i64, ids: [u32; 4], r: &Request<'_>, arrival: bool, outcome: bool) {
+        match self.recent.sec() {
+            Some(cur) if cur == s => {}
+            Some(cur) if s < cur => {
+                self.total.cell(s).add(r, arrival, outcome);
+                for (d, id) in ids.into_iter().enumerate() {
+                    self.by_dim[d].cell(pack(id, s)).add(r, arrival, outcome);
+                }
+                return;
+            }
+            _ => {
+                self.flush_recent();
+                self.recent.start(s);
+            }
+        }
+        self.recent.add(ids, r, arrival, outcome);
+    }
+
+    /// Merge the staged second into the maps.
+    fn flush_recent(&mut self) {
+        let (total, by_dim) = (&mut self.total, &mut self.by_dim);
+        self.recent.drain(
+            |s, c| total.entry(s).or_default().merge(c),
+            |d, id, s, c| by_dim[d].entry(pack(id, s)).or_default().merge(c),
+        );
+    }
+
+    fn add_log(&mut self, l: LogRecord<'_>) {
         let s = sec(l.ts);
         self.levels.entry(s).or_default()[l.level as usize] += 1;
         if let Some(signal) = l.signal {
@@ -266,13 +299,13 @@ impl Aggregates {
                 .or_insert_with(|| Quote {
                     ts: l.ts,
                     origin: l.origin,
-                    message: l.message.clone(),
+                    message: l.message.to_string(),
                 });
             if l.ts < q.ts {
                 *q = Quote {
                     ts: l.ts,
                     origin: l.origin,
-                    message: l.message,
+                    message: l.message.into_owned(),
                 };
             }
         }
@@ -296,7 +329,9 @@ impl Aggregates {
     /// Fold another aggregate (of other lines) into this one. Every part
     /// merges by sums, minima and maxima, so the result does not depend on
     /// how the lines were split or in which order the parts arrive.
-    pub fn merge(&mut self, other: Aggregates) {
+    pub fn merge(&mut self, mut other: Aggregates) {
+        self.flush_recent();
+        other.flush_recent();
         let remap: Vec<u32> = (0..other.names.len() as u32)
             .map(|i| self.names.id(other.names.name(i)))
             .collect();
@@ -375,6 +410,7 @@ impl Aggregates {
 
     /// Sort what arrived out of order; call once after the last event.
     pub fn finish(&mut self) {
+        self.flush_recent();
         for s in self.metrics.values_mut() {
             s.points
                 .sort_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)));

@@ -190,7 +190,7 @@ fn find_literal(hay: &str, lit: &str) -> Option<usize> {
     let (first, rest) = lit.as_bytes().split_first()?;
     let bytes = hay.as_bytes();
     let mut from = 0;
-    while let Some(off) = memchr::memchr(*first, &bytes[from..]) {
+    while let Some(off) = find_byte(*first, &bytes[from..]) {
         let at = from + off;
         if has_prefix(&bytes[at + 1..], rest) {
             return Some(at);
@@ -200,11 +200,21 @@ fn find_literal(hay: &str, lit: &str) -> Option<usize> {
     None
 }
 
+/// The first `b` in `hay`: most fields are a few bytes long, so a plain
+/// loop looks at the first bytes before memchr's vector search is set up.
+fn find_byte(b: u8, hay: &[u8]) -> Option<usize> {
+    let short = hay.len().min(16);
+    if let Some(i) = hay[..short].iter().position(|&c| c == b) {
+        return Some(i);
+    }
+    memchr::memchr(b, &hay[short..]).map(|i| i + short)
+}
+
 /// The offset of the first `"` not escaped by a backslash and followed by `rest`.
 fn find_unescaped_quote(s: &str, rest: &str) -> Option<usize> {
     let bytes = s.as_bytes();
     let mut from = 0;
-    while let Some(off) = memchr::memchr(b'"', &bytes[from..]) {
+    while let Some(off) = find_byte(b'"', &bytes[from..]) {
         let at = from + off;
         let escaped = at > 0 && bytes[at - 1] == b'\\' && !(at > 1 && bytes[at - 2] == b'\\');
         if !escaped && s[at + 1..].starts_with(rest) {

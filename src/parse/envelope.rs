@@ -358,8 +358,8 @@ impl InnerParser<'_> {
                     origin: w.origin,
                     level: level_in(&w.inner),
                     signal: self.cat.rules.signal_of(&w.inner),
-                    message: w.inner.clone(),
-                    instance: w.instance.clone(),
+                    message: w.inner.clone().into(),
+                    instance: w.instance.clone().map(Into::into),
                     tenant: None,
                 })],
                 None => {
@@ -381,8 +381,10 @@ impl InnerParser<'_> {
         for mut ev in events {
             if let Some(inst) = &w.instance {
                 match &mut ev {
-                    Event::Request(r) if r.instance.is_none() => r.instance = Some(inst.clone()),
-                    Event::Log(l) if l.instance.is_none() => l.instance = Some(inst.clone()),
+                    Event::Request(r) if r.instance.is_none() => {
+                        r.instance = Some(inst.clone().into())
+                    }
+                    Event::Log(l) if l.instance.is_none() => l.instance = Some(inst.clone().into()),
                     _ => {}
                 }
             }

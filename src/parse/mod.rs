@@ -211,7 +211,7 @@ pub fn parse_input_inspect<S: EventSink>(
     let format = &cat.formats[detection.format];
     stats.format = format.name().to_string();
     stats.score = detection.score;
-    let parallel = inspect.is_none() && opts.threads > 1;
+    let chunked = inspect.is_none();
     let mut times = Builder::new(
         timestamp::TimeParser::new(&format.def.timestamp_formats, opts.input_tz),
         inspect,
@@ -249,7 +249,14 @@ pub fn parse_input_inspect<S: EventSink>(
                 cx.line(*n, line, &mut stats, sink);
                 last = *n;
             }
-            if parallel && cx.reader.is_none() {
+            // Lines that continue the head's last record are read here, so
+            // no chunk starts inside a record.
+            while let Some(item) = lines.next_continuation(&format.def.continuation_prefixes) {
+                let (n, line) = item?;
+                cx.line(n, &line, &mut stats, sink);
+                last = n;
+            }
+            if chunked && cx.reader.is_none() {
                 // Stateless line formats: the rest is cut into chunks of whole
                 // lines that worker threads parse into sinks of their own.
                 let seed = cx.times.times.for_chunk();
@@ -315,14 +322,13 @@ impl LineCx<'_, '_> {
         }
         // The hot path: one record per line, no list to allocate.
         if self.format.def.kind == DefinitionKind::Regex {
+            let Some(fields) = self.format.match_line(line) else {
+                stats.skip(n, "does not match the format", line);
+                return;
+            };
             let built = self
-                .format
-                .match_line(line)
-                .ok_or("does not match the format")
-                .and_then(|f| {
-                    self.times
-                        .build(self.format, &self.cat.rules, &f, None, origin)
-                });
+                .times
+                .build(self.format, &self.cat.rules, &fields, None, origin);
             match (built, self.times.take_unplaced()) {
                 (Ok(Some(ev)), _) => {
                     self.remember(&ev);
@@ -383,9 +389,13 @@ impl LineCx<'_, '_> {
         }
     }
 
-    fn remember(&mut self, ev: &Event) {
+    fn remember(&mut self, ev: &Event<'_>) {
+        // Only formats with continuation lines need the record above.
+        if self.format.def.continuation_prefixes.is_empty() {
+            return;
+        }
         if let Event::Log(l) = ev {
-            self.last = Some((l.ts, l.instance.clone(), l.origin));
+            self.last = Some((l.ts, l.instance.as_deref().map(str::to_string), l.origin));
         }
     }
 
@@ -424,8 +434,8 @@ impl LineCx<'_, '_> {
                         line: n,
                     },
                     level: crate::event::Level::Error,
-                    message: line.trim().to_string(),
-                    instance,
+                    message: std::borrow::Cow::Borrowed(line.trim()),
+                    instance: instance.map(std::borrow::Cow::Owned),
                     tenant: None,
                     signal: Some(signal),
                 }));
@@ -437,7 +447,10 @@ impl LineCx<'_, '_> {
 
 /// Parse the rest of a line input on `opts.threads` workers. The reader
 /// (this thread) cuts chunks; each worker keeps its own sink, statistics and
-/// timestamp cache; all are joined at the end, in an order-free way.
+/// timestamp cache; all are joined at the end, in an order-free way. Chunk
+/// buffers go back to the reader to be filled again, so memory stays at a
+/// few chunks per worker and no page is faulted in twice. With one thread
+/// the chunks are parsed here, in the same way.
 #[allow(clippy::too_many_arguments)]
 fn parse_chunks<S: EventSink>(
     lines: &mut crate::read::Lines,
@@ -450,7 +463,41 @@ fn parse_chunks<S: EventSink>(
     sink: &mut S,
 ) -> Result<(), ParseError> {
     use std::sync::{mpsc, Mutex};
+    // One worker's state: its sink, statistics and timestamp cache.
+    let worker =
+        |part: &mut S, chunk: &crate::read::Chunk, cx: &mut LineCx<'_, '_>, st: &mut InputStats| {
+            for (n, line, bad) in chunk.lines() {
+                st.invalid_utf8 += u64::from(bad);
+                cx.line(n, &line, st, part);
+            }
+        };
+    let continuations = &format.def.continuation_prefixes;
+    if opts.threads <= 1 {
+        let mut reader = None;
+        let mut times = Builder::new(year_seed.for_chunk(), None);
+        let mut cx = LineCx {
+            format,
+            cat,
+            index,
+            reader: &mut reader,
+            times: &mut times,
+            last: None,
+        };
+        let mut st = InputStats::default();
+        let mut buf = Vec::new();
+        while let Some(chunk) = lines.next_chunk_into(CHUNK_BYTES, continuations, buf)? {
+            if let Some(p) = &opts.progress {
+                (p.0)(chunk.data.len() as u64);
+            }
+            worker(sink, &chunk, &mut cx, &mut st);
+            buf = chunk.data;
+        }
+        st.zoneless = cx.times.times.saw_zoneless;
+        stats.merge(st);
+        return Ok(());
+    }
     let (tx, rx) = mpsc::sync_channel::<crate::read::Chunk>(opts.threads * 2);
+    let (back_tx, back_rx) = mpsc::channel::<Vec<u8>>();
     let rx = Mutex::new(rx);
     let forks: Vec<S> = (0..opts.threads).map(|_| sink.fork()).collect();
     let results = std::thread::scope(|scope| {
@@ -458,6 +505,8 @@ fn parse_chunks<S: EventSink>(
             .into_iter()
             .map(|mut part| {
                 let rx = &rx;
+                let back = back_tx.clone();
+                let worker = &worker;
                 scope.spawn(move || {
                     let mut st = InputStats::default();
                     let mut reader = None;
@@ -475,19 +524,20 @@ fn parse_chunks<S: EventSink>(
                         // The lock is held only to take the next chunk.
                         let next = rx.lock().map(|r| r.recv());
                         let Ok(Ok(chunk)) = next else { break };
-                        for (n, line, bad) in chunk.lines() {
-                            st.invalid_utf8 += u64::from(bad);
-                            cx.line(n, &line, &mut st, &mut part);
-                        }
+                        worker(&mut part, &chunk, &mut cx, &mut st);
+                        // The reader may be gone already: the buffer is then dropped.
+                        let _ = back.send(chunk.data);
                     }
                     st.zoneless = cx.times.times.saw_zoneless;
                     (part, st)
                 })
             })
             .collect();
+        drop(back_tx);
         let mut read_result = Ok(());
         loop {
-            match lines.next_chunk(CHUNK_BYTES, &format.def.continuation_prefixes) {
+            let buf = back_rx.try_recv().unwrap_or_default();
+            match lines.next_chunk_into(CHUNK_BYTES, continuations, buf) {
                 Ok(Some(chunk)) => {
                     if let Some(p) = &opts.progress {
                         (p.0)(chunk.data.len() as u64);
@@ -530,13 +580,14 @@ fn parse_line(
     times: &mut Builder<'_>,
     line: &str,
     origin: Origin,
-) -> Result<Vec<Event>, &'static str> {
+) -> Result<Vec<Event<'static>>, &'static str> {
     match format.def.kind {
         DefinitionKind::Regex => {
             let fields = format.match_line(line).ok_or("does not match the format")?;
             Ok(times
                 .build(format, &cat.rules, &fields, None, origin)?
                 .into_iter()
+                .map(Event::into_owned)
                 .collect())
         }
         DefinitionKind::Json => {
@@ -561,7 +612,7 @@ fn json_records(
     times: &mut Builder<'_>,
     value: &Value,
     origin: Origin,
-) -> Result<Vec<Event>, &'static str> {
+) -> Result<Vec<Event<'static>>, &'static str> {
     let items: Vec<&Value> = match format.def.envelope.as_deref().and_then(|e| value.get(e)) {
         Some(Value::Array(items)) => items.iter().collect(),
         _ => vec![value],
@@ -571,18 +622,22 @@ fn json_records(
         let fields = format
             .match_json(item)
             .ok_or("a required field is missing")?;
-        out.extend(times.build(format, &cat.rules, &fields, Some(item), origin)?);
+        out.extend(
+            times
+                .build(format, &cat.rules, &fields, Some(item), origin)?
+                .map(Event::into_owned),
+        );
     }
     Ok(out)
 }
 
 /// The events of several records, the first skip reason failing them all.
-fn collect_events(
-    built: impl Iterator<Item = Result<Option<Event>, &'static str>>,
-) -> Result<Vec<Event>, &'static str> {
+fn collect_events<'a>(
+    built: impl Iterator<Item = Result<Option<Event<'a>>, &'static str>>,
+) -> Result<Vec<Event<'static>>, &'static str> {
     let mut out = Vec::new();
     for b in built {
-        out.extend(b?);
+        out.extend(b?.map(Event::into_owned));
     }
     Ok(out)
 }
@@ -599,7 +654,7 @@ fn parse_documents(
     text: &str,
     index: u32,
     stats: &mut InputStats,
-    sink: &mut dyn FnMut(Event),
+    sink: &mut dyn FnMut(Event<'_>),
 ) {
     let lines = LineIndex::new(text);
     let mut stream = serde_json::Deserializer::from_str(text).into_iter::<&RawValue>();
@@ -699,7 +754,7 @@ fn records_of_document(
     times: &mut Builder<'_>,
     doc: &Value,
     origin: Origin,
-) -> Result<Vec<Event>, &'static str> {
+) -> Result<Vec<Event<'static>>, &'static str> {
     match format.def.kind {
         DefinitionKind::Json => json_records(format, cat, times, doc, origin),
         DefinitionKind::Regex => Err("a regex format cannot read JSON documents"),
@@ -751,7 +806,7 @@ mod tests {
     use super::*;
     use std::io::Cursor;
 
-    fn run(text: &str) -> (InputStats, Vec<Event>) {
+    fn run(text: &str) -> (InputStats, Vec<Event<'static>>) {
         let cat = Catalogue::builtin().expect("catalogue");
         let input = Input::from_reader("t".into(), Box::new(Cursor::new(text.as_bytes().to_vec())))
             .expect("input");
@@ -824,7 +879,7 @@ mod tests {
                     2026-10-01 07:58:07.000 INFO next\n";
         let input = Input::from_reader("t".into(), Box::new(Cursor::new(text.as_bytes().to_vec())))
             .expect("input");
-        let mut events: Vec<Event> = Vec::new();
+        let mut events: Vec<Event<'static>> = Vec::new();
         let opts = ParseOptions {
             forced,
             ..ParseOptions::default()

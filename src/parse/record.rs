@@ -2,6 +2,7 @@
 //! Conversion failures are skip reasons, never panics.
 
 use serde_json::Value;
+use std::borrow::Cow;
 
 use crate::event::{
     Event, InfraEvent, Level, LogRecord, MetricSample, Origin, Request, RequestKind,
@@ -40,14 +41,14 @@ impl<'i> Builder<'i> {
 
     /// The event of one record; `Ok(None)` when it has no time (the reason
     /// is kept for [`Builder::take_unplaced`]).
-    pub fn build(
+    pub fn build<'f>(
         &mut self,
         format: &Format,
         rules: &Rules,
-        fields: &Fields<'_>,
-        record: Option<&Value>,
+        fields: &'f Fields<'_>,
+        record: Option<&'f Value>,
         origin: Origin,
-    ) -> Result<Option<Event>, SkipReason> {
+    ) -> Result<Option<Event<'f>>, SkipReason> {
         if let Some(f) = self.inspect.as_mut() {
             f(origin, fields);
         }
@@ -66,14 +67,14 @@ impl<'i> Builder<'i> {
 
 /// Turn fields into an event. `record` is the JSON record for JSON formats,
 /// consulted for tenant and key fields the definition does not map.
-pub fn build(
+pub fn build<'f>(
     format: &Format,
     rules: &Rules,
     times: &mut TimeParser,
-    fields: &Fields<'_>,
-    record: Option<&Value>,
+    fields: &'f Fields<'_>,
+    record: Option<&'f Value>,
     origin: Origin,
-) -> Result<Event, SkipReason> {
+) -> Result<Event<'f>, SkipReason> {
     let ts_text = fields.get(Role::Ts).ok_or("no timestamp field")?;
     let ts = times.parse(ts_text).ok_or("unreadable timestamp")?;
     Ok(match format.def.produces {
@@ -146,41 +147,48 @@ fn is_request(fields: &Fields<'_>) -> bool {
         .any(|r| fields.has(r))
 }
 
-fn log_record(
+fn log_record<'f>(
     rules: &Rules,
-    fields: &Fields<'_>,
-    record: Option<&Value>,
+    fields: &'f Fields<'_>,
+    record: Option<&'f Value>,
     ts: i64,
     origin: Origin,
-) -> LogRecord {
+) -> LogRecord<'f> {
     LogRecord {
         ts,
         origin,
         level: fields.get(Role::Level).map_or(Level::Info, level),
-        message: fields.get(Role::Message).unwrap_or("").to_string(),
+        message: Cow::Borrowed(fields.get(Role::Message).unwrap_or("")),
         instance: fields
             .get(Role::Instance)
             .filter(|i| !i.is_empty() && *i != "-")
-            .map(str::to_string),
+            .map(Cow::Borrowed),
         tenant: tenant(rules, fields, record, None),
         signal: fields.get(Role::Message).and_then(|m| rules.signal_of(m)),
     }
 }
 
-fn request(
+fn request<'f>(
     format: &Format,
     rules: &Rules,
-    fields: &Fields<'_>,
-    record: Option<&Value>,
+    fields: &'f Fields<'_>,
+    record: Option<&'f Value>,
     ts: i64,
     ts_text: &str,
     origin: Origin,
-) -> Result<Request, SkipReason> {
+) -> Result<Request<'f>, SkipReason> {
     let (mut method, mut path) = (fields.get(Role::Method), fields.get(Role::Path));
     if let Some(line) = fields.get(Role::Request) {
-        let mut parts = line.split(' ');
-        let m = parts.next().filter(|m| !m.is_empty());
-        let p = parts.next();
+        // `split(' ')`'s first two parts, by memchr: this runs on every line.
+        let (m, rest) = match memchr::memchr(b' ', line.as_bytes()) {
+            Some(i) => (&line[..i], Some(&line[i + 1..])),
+            None => (line, None),
+        };
+        let m = Some(m).filter(|m| !m.is_empty());
+        let p = rest.map(|r| match memchr::memchr(b' ', r.as_bytes()) {
+            Some(j) => &r[..j],
+            None => r,
+        });
         if method.is_none() {
             method = m;
         }
@@ -205,7 +213,7 @@ fn request(
         (TimestampMarks::End, Some(d)) => {
             // A whole-second end time was truncated: the request ended half a
             // second later on average.
-            let end = if ts_text.contains(['.', ',']) {
+            let end = if ts_text.bytes().any(|b| b == b'.' || b == b',') {
                 ts
             } else {
                 ts + 500
@@ -229,7 +237,7 @@ fn request(
         end_ts: end,
         origin,
         duration_ms,
-        method: method.map(str::to_string),
+        method: method.map(Cow::Borrowed),
         path_hash: fnv1a(raw_path.as_bytes()),
         status,
         bytes: fields.get(Role::Bytes).and_then(|b| b.parse().ok()),
@@ -239,7 +247,7 @@ fn request(
             .get(Role::Instance)
             .map(last_of_list)
             .filter(|i| !i.is_empty() && *i != "-")
-            .map(str::to_string),
+            .map(Cow::Borrowed),
         route,
         kind,
     })
@@ -286,13 +294,13 @@ fn last_of_list(v: &str) -> &str {
 
 /// The tenant: `--tenant-from` rules first, then the mapped role, then the
 /// default field names, then a path segment after `accounts`/`orgs`/...
-fn tenant(
+fn tenant<'f>(
     rules: &Rules,
-    fields: &Fields<'_>,
-    record: Option<&Value>,
-    path: Option<&str>,
-) -> Option<String> {
-    let from_record = |keys: &[String]| -> Option<String> {
+    fields: &'f Fields<'_>,
+    record: Option<&'f Value>,
+    path: Option<&'f str>,
+) -> Option<Cow<'f, str>> {
+    let from_record = |keys: &[String]| -> Option<Cow<'f, str>> {
         let rec = record?;
         keys.iter()
             .find_map(|k| lookup(rec, k).and_then(scalar))
@@ -304,12 +312,12 @@ fn tenant(
     if let Some(p) = path {
         for re in &rules.tenant_path_rules {
             if let Some(m) = re.captures(p).and_then(|c| c.name("tenant")) {
-                return Some(m.as_str().to_string());
+                return Some(Cow::Borrowed(m.as_str()));
             }
         }
         for q in &rules.tenant_query_rules {
             if let Some(v) = route::query_param(p, q) {
-                return Some(v.to_string());
+                return Some(Cow::Borrowed(v));
             }
         }
     }
@@ -317,27 +325,27 @@ fn tenant(
         .get(Role::Tenant)
         .filter(|t| !t.is_empty() && *t != "-")
     {
-        return Some(t.to_string());
+        return Some(Cow::Borrowed(t));
     }
     if let Some(t) = from_record(&rules.tenant_fields) {
         return Some(t);
     }
     path.and_then(|p| route::segment_after(p, &rules.tenant_segments))
-        .map(str::to_string)
+        .map(Cow::Borrowed)
 }
 
 /// An API key or client id (shown only as a short hash), else the user
 /// agent's product token.
-fn integration(
+fn integration<'f>(
     rules: &Rules,
-    fields: &Fields<'_>,
-    record: Option<&Value>,
+    fields: &'f Fields<'_>,
+    record: Option<&'f Value>,
     path: &str,
-    user_agent: Option<&str>,
-) -> Option<String> {
+    user_agent: Option<&'f str>,
+) -> Option<Cow<'f, str>> {
     let key = fields
         .get(Role::ApiKey)
-        .map(str::to_string)
+        .map(Cow::Borrowed)
         .or_else(|| {
             let rec = record?;
             rules
@@ -351,11 +359,11 @@ fn integration(
             rules
                 .api_key_params
                 .iter()
-                .find_map(|p| route::query_param(path, p).map(str::to_string))
+                .find_map(|p| route::query_param(path, p).map(Cow::Borrowed))
         })
         .filter(|k| !k.is_empty() && k != "-");
     if let Some(k) = key {
-        return Some(format!("key:{}", short_hash(&k)));
+        return Some(Cow::Owned(format!("key:{}", short_hash(&k))));
     }
     let ua = user_agent?;
     let token = ua
@@ -363,15 +371,15 @@ fn integration(
         .next()
         .filter(|t| !t.is_empty())?;
     if rules.is_browser_token(token) {
-        return Some("browser".to_string());
+        return Some(Cow::Borrowed("browser"));
     }
-    Some(token.to_string())
+    Some(Cow::Borrowed(token))
 }
 
-fn scalar(v: &Value) -> Option<String> {
+fn scalar(v: &Value) -> Option<Cow<'_, str>> {
     match v {
-        Value::String(s) => Some(s.clone()),
-        Value::Number(n) => Some(n.to_string()),
+        Value::String(s) => Some(Cow::Borrowed(s)),
+        Value::Number(n) => Some(Cow::Owned(n.to_string())),
         _ => None,
     }
 }

@@ -3,12 +3,15 @@
 //! runs become one route, `/api/v1/accounts/{id}/runs/{id}`. Folding keeps
 //! route cardinality bounded whatever the traffic.
 
+use std::borrow::Cow;
+
 /// Fold a raw path. `id_after` names the segments whose next segment is an
-/// id whatever it looks like (`accounts`, `orgs`, ...).
-pub fn fold(path: &str, id_after: &[String]) -> String {
+/// id whatever it looks like (`accounts`, `orgs`, ...). A path that needs no
+/// folding is returned as it is, without a copy.
+pub fn fold<'p>(path: &'p str, id_after: &[String]) -> Cow<'p, str> {
     let path = strip_query(path);
     if path.is_empty() {
-        return "/".to_string();
+        return Cow::Borrowed("/");
     }
     if !path.starts_with('/') {
         // `*` (OPTIONS), absolute-form proxies and garbage: keep a bounded label.
@@ -17,27 +20,68 @@ pub fn fold(path: &str, id_after: &[String]) -> String {
             let p = rest.find('/').map_or("/", |i| &rest[i..]);
             fold(p, id_after)
         } else {
-            "{other}".to_string()
+            Cow::Borrowed("{other}")
         };
     }
-    let mut out = String::with_capacity(path.len());
+    // `out` stays `None` while every segment so far is kept as it is.
+    let mut out: Option<String> = None;
     let mut prev_is_key = false;
-    for seg in path.split('/').skip(1) {
-        out.push('/');
-        if prev_is_key && !seg.is_empty() {
-            out.push_str("{id}");
+    let mut at = 0;
+    for seg in segments(path).skip(1) {
+        let seg_start = at + 1;
+        at = seg_start + seg.len();
+        let folded = if prev_is_key && !seg.is_empty() {
             prev_is_key = false;
-            continue;
+            "{id}"
+        } else {
+            prev_is_key = id_after.iter().any(|k| k.eq_ignore_ascii_case(seg));
+            fold_segment(seg)
+        };
+        // `fold_segment` gives back `seg` itself when it keeps it.
+        if out.is_none() && (folded.as_ptr() != seg.as_ptr() || at > MAX_ROUTE) {
+            let mut o = String::with_capacity(path.len());
+            o.push_str(&path[..seg_start - 1]);
+            out = Some(o);
         }
-        prev_is_key = id_after.iter().any(|k| k.eq_ignore_ascii_case(seg));
-        out.push_str(fold_segment(seg));
-        if out.len() > 200 {
-            out.push_str("/{more}");
-            break;
+        if let Some(o) = out.as_mut() {
+            o.push('/');
+            o.push_str(folded);
+            if o.len() > MAX_ROUTE {
+                o.push_str("/{more}");
+                break;
+            }
         }
     }
-    out
+    match out {
+        Some(o) => Cow::Owned(o),
+        None => Cow::Borrowed(path),
+    }
 }
+
+/// `path.split('/')` as a byte loop: segments are a few bytes long, where
+/// `split`'s searcher costs more than the search.
+fn segments(path: &str) -> impl Iterator<Item = &str> {
+    let bytes = path.as_bytes();
+    let mut start = 0;
+    let mut done = false;
+    std::iter::from_fn(move || {
+        if done {
+            return None;
+        }
+        let mut end = start;
+        while end < bytes.len() && bytes[end] != b'/' {
+            end += 1;
+        }
+        // Cut at ASCII '/' only, so both ends are char boundaries.
+        let seg = path.get(start..end).unwrap_or("");
+        done = end >= bytes.len();
+        start = end + 1;
+        Some(seg)
+    })
+}
+
+/// Routes longer than this are cut (with `/{more}`): a bounded label.
+const MAX_ROUTE: usize = 200;
 
 fn fold_segment(seg: &str) -> &str {
     if seg.is_empty() {
@@ -90,7 +134,7 @@ fn strip_query(path: &str) -> &str {
 /// The segment right after one of `keys` (`accounts/<tenant>`), raw.
 pub fn segment_after<'a>(path: &'a str, keys: &[String]) -> Option<&'a str> {
     let path = strip_query(path);
-    let mut segs = path.split('/');
+    let mut segs = segments(path);
     while let Some(s) = segs.next() {
         if keys.iter().any(|k| k.eq_ignore_ascii_case(s)) {
             return segs.next().filter(|t| !t.is_empty());
@@ -145,6 +189,14 @@ mod tests {
         ];
         for (name, path, want) in cases {
             assert_eq!(fold(path, &keys()), want, "{name}");
+        }
+    }
+
+    #[test]
+    fn segments_split_like_split() {
+        for p in ["", "/", "/a", "a/b", "/a//b/", "//", "http://h/accounts/t"] {
+            let want: Vec<&str> = p.split('/').collect();
+            assert_eq!(segments(p).collect::<Vec<_>>(), want, "{p:?}");
         }
     }
 

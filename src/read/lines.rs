@@ -68,16 +68,32 @@ impl Chunk {
         }
         let first = self.first_line;
         let empty = self.data.is_empty();
-        data.split(|b| *b == b'\n')
-            .take(if empty { 0 } else { usize::MAX })
-            .enumerate()
-            .map(move |(i, raw)| {
-                let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
-                match std::str::from_utf8(raw) {
-                    Ok(s) => (first + i as u64, std::borrow::Cow::Borrowed(s), false),
-                    Err(_) => (first + i as u64, String::from_utf8_lossy(raw), true),
+        // memchr finds line ends a vector at a time; `split` looks at each byte.
+        let mut start = 0;
+        let mut done = empty;
+        std::iter::from_fn(move || {
+            if done {
+                return None;
+            }
+            let end = match memchr::memchr(b'\n', &data[start..]) {
+                Some(i) => start + i,
+                None => {
+                    done = true;
+                    data.len()
                 }
-            })
+            };
+            let raw = &data[start..end];
+            start = end + 1;
+            Some(raw)
+        })
+        .enumerate()
+        .map(move |(i, raw)| {
+            let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
+            match std::str::from_utf8(raw) {
+                Ok(s) => (first + i as u64, std::borrow::Cow::Borrowed(s), false),
+                Err(_) => (first + i as u64, String::from_utf8_lossy(raw), true),
+            }
+        })
     }
 }
 
@@ -90,7 +106,19 @@ impl Lines {
         target: usize,
         continuations: &[String],
     ) -> Result<Option<Chunk>, ReadError> {
-        let mut data = Vec::with_capacity(target + 4096);
+        self.next_chunk_into(target, continuations, Vec::new())
+    }
+
+    /// [`Lines::next_chunk`], filling `buf` (a chunk's buffer handed back
+    /// after use) instead of a new one.
+    pub fn next_chunk_into(
+        &mut self,
+        target: usize,
+        continuations: &[String],
+        mut data: Vec<u8>,
+    ) -> Result<Option<Chunk>, ReadError> {
+        data.clear();
+        data.reserve(target + 4096);
         let io = |e: std::io::Error| ReadError::Io {
             path: self.name.clone(),
             message: e.to_string(),
@@ -132,6 +160,32 @@ impl Lines {
         };
         self.line += newlines;
         Ok(Some(chunk))
+    }
+}
+
+impl Lines {
+    /// The next line if it starts with one of `continuations` (it continues
+    /// the record above), else `None` and nothing is read.
+    pub fn next_continuation(
+        &mut self,
+        continuations: &[String],
+    ) -> Option<Result<(u64, String), ReadError>> {
+        if continuations.is_empty() {
+            return None;
+        }
+        let buf = match self.reader.fill_buf() {
+            Ok(b) => b,
+            Err(e) => {
+                return Some(Err(ReadError::Io {
+                    path: self.name.clone(),
+                    message: e.to_string(),
+                }))
+            }
+        };
+        if !continuations.iter().any(|c| buf.starts_with(c.as_bytes())) {
+            return None;
+        }
+        self.next()
     }
 }
 
