@@ -161,8 +161,21 @@ pub enum InfraKind {
     OomKilled,
     Deploy,
     Rollback,
+    /// A feature flag turned on or off, or its targeting changed: a change
+    /// like a deploy, without one.
+    FlagChange,
     Scaling,
     Other,
+}
+
+impl InfraKind {
+    /// Whether the event is a change someone made (deploy, rollback, flag).
+    pub fn is_change(self) -> bool {
+        matches!(
+            self,
+            InfraKind::Deploy | InfraKind::Rollback | InfraKind::FlagChange
+        )
+    }
 }
 
 /// One orchestrator event (a Kubernetes Event, a deploy line, ...).

@@ -87,7 +87,7 @@ pub struct Analysis {
     pub instances_with_failures: Vec<String>,
     /// Route fragments of connect/login endpoints, passed through for the detectors.
     pub reconnect_routes: Vec<String>,
-    /// Deploys and rollbacks anywhere in the data.
+    /// Deploys, rollbacks and feature-flag changes anywhere in the data.
     pub changes: Vec<InfraEvent>,
     pub warnings: Vec<String>,
 }
@@ -288,7 +288,7 @@ pub fn correlate(agg: &Aggregates, opts: &CorrelateOptions) -> Result<Analysis, 
     a.changes = agg
         .infra_events()
         .iter()
-        .filter(|e| matches!(e.kind, InfraKind::Deploy | InfraKind::Rollback))
+        .filter(|e| e.kind.is_change())
         .cloned()
         .collect();
     a.timeline = timeline::build(&a);

@@ -163,6 +163,11 @@ pub struct Definition {
     /// Fixed values for roles the source does not write (e.g. `level`).
     #[serde(default)]
     pub constants: BTreeMap<Role, String>,
+    /// `json`: role -> a template written from several keys of the record
+    /// (`"{ref} at {sha}[ by {creator.login}]"`, see `compose.rs`); used
+    /// when `fields` gives the role no value.
+    #[serde(default)]
+    pub compose: BTreeMap<Role, String>,
     #[serde(default)]
     pub samples: Vec<Sample>,
 }

@@ -12,6 +12,7 @@
 
 mod catalogue;
 mod compile;
+mod compose;
 mod definition;
 mod detect;
 mod error;
@@ -21,7 +22,7 @@ mod rules;
 mod template;
 
 pub use catalogue::{load_definition, Catalogue, CatalogueError};
-pub use compile::{envelope_records, lookup, Fields, Format};
+pub use compile::{array_records, envelope_records, lookup, Fields, Format};
 pub use definition::{Definition, DefinitionKind, DurationUnit, Produces, TimestampMarks};
 pub use detect::{detect, record_mode, Detection, RecordMode, MIN_SCORE};
 pub use error::FormatError;

@@ -114,6 +114,7 @@ fn infra_named(name: &str) -> Option<InfraKind> {
         "oom_killed" => InfraKind::OomKilled,
         "deploy" => InfraKind::Deploy,
         "rollback" => InfraKind::Rollback,
+        "flag_change" => InfraKind::FlagChange,
         "scaling" => InfraKind::Scaling,
         _ => return None,
     })

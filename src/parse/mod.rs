@@ -28,7 +28,8 @@ use std::collections::BTreeMap;
 
 use crate::event::{Event, EventSink, Millis, Origin};
 use crate::formats::{
-    detect, record_mode, Catalogue, DefinitionKind, Detection, Extractor, Format, RecordMode,
+    array_records, detect, record_mode, Catalogue, DefinitionKind, Detection, Extractor, Format,
+    RecordMode,
 };
 use crate::read::Input;
 use crate::zone::Zone;
@@ -564,7 +565,10 @@ fn json_records(
 ) -> Result<Vec<Event>, &'static str> {
     let items: Vec<&Value> = match format.def.envelope.as_deref().and_then(|e| value.get(e)) {
         Some(Value::Array(items)) => items.iter().collect(),
-        _ => vec![value],
+        _ => match array_records(value) {
+            Some(items) => items.iter().collect(),
+            None => vec![value],
+        },
     };
     let mut out = Vec::with_capacity(items.len());
     for item in items {
@@ -616,11 +620,25 @@ fn parse_documents(
             input: index,
             line: lines.line_of(text, raw.get()),
         };
-        // Records under the envelope are parsed one by one so each keeps its line.
-        let envelope = format.def.envelope.as_deref().and_then(|env| {
-            let top: BTreeMap<&str, &RawValue> = serde_json::from_str(raw.get()).ok()?;
-            serde_json::from_str::<Vec<&RawValue>>(top.get(env)?.get()).ok()
-        });
+        // Records under the envelope, or in a top-level array of records,
+        // are parsed one by one so each keeps its line.
+        let envelope = match format.def.envelope.as_deref() {
+            Some(env) => (|| {
+                let top: BTreeMap<&str, &RawValue> = serde_json::from_str(raw.get()).ok()?;
+                serde_json::from_str::<Vec<&RawValue>>(top.get(env)?.get()).ok()
+            })(),
+            None if format.def.kind == DefinitionKind::Json
+                && raw.get().trim_start().starts_with('[') =>
+            {
+                serde_json::from_str::<Vec<&RawValue>>(raw.get())
+                    .ok()
+                    .filter(|items| {
+                        !items.is_empty()
+                            && items.iter().all(|i| i.get().trim_start().starts_with('{'))
+                    })
+            }
+            None => None,
+        };
         let records: Vec<(&RawValue, Origin)> = match envelope {
             Some(items) => items
                 .into_iter()
@@ -882,5 +900,51 @@ mod tests {
             Some(&1)
         );
         assert_eq!(events.len(), 1);
+    }
+}
+
+#[cfg(test)]
+mod change_tests {
+    use super::*;
+    use crate::event::InfraKind;
+    use std::io::Cursor;
+
+    /// The change sources' own samples: what kind of change each record is,
+    /// and no creator's e-mail survives parsing.
+    #[test]
+    fn change_sources_give_deploys_rollbacks_and_flag_changes() {
+        let cat = Catalogue::builtin().expect("catalogue");
+        // (format, kinds of the first sample's records)
+        let cases = [
+            (
+                "helm_history",
+                vec![InfraKind::Deploy, InfraKind::Deploy, InfraKind::Rollback],
+            ),
+            ("github_deployments", vec![InfraKind::Deploy]),
+            ("github_deployment_statuses", vec![InfraKind::Deploy]),
+            ("launchdarkly_audit_log", vec![InfraKind::FlagChange]),
+            ("unleash_events", vec![InfraKind::FlagChange]),
+        ];
+        for (name, want) in cases {
+            let f = &cat.formats[cat.find(name).expect(name)];
+            let text = format!("{}\n", f.def.samples[0].line);
+            let input = Input::from_reader("t".into(), Box::new(Cursor::new(text.into_bytes())))
+                .expect("input");
+            let mut events: Vec<Event> = Vec::new();
+            let stats =
+                parse_input(input, 0, &cat, &ParseOptions::default(), &mut events).expect("parse");
+            assert_eq!(stats.format, name);
+            let got: Vec<InfraKind> = events
+                .iter()
+                .filter_map(|e| match e {
+                    Event::Infra(i) => {
+                        assert!(!i.message.contains('@'), "{name}: {}", i.message);
+                        Some(i.kind)
+                    }
+                    _ => None,
+                })
+                .collect();
+            assert_eq!(got, want, "{name}");
+        }
     }
 }

@@ -88,7 +88,9 @@ pub fn build(
         Produces::Log => Event::Log(log_record(rules, fields, record, ts, origin)),
         Produces::Infra => {
             let reason = fields.get(Role::Reason).unwrap_or("").to_string();
-            let message = fields.get(Role::Message).unwrap_or("").to_string();
+            let raw_message = fields.get(Role::Message).unwrap_or("");
+            // Change logs name who made the change, often by e-mail: never kept whole.
+            let message = crate::redact::redact_text(raw_message).into_owned();
             let first_ts = fields
                 .get(Role::FirstTs)
                 .and_then(|t| times.parse(t))
@@ -98,7 +100,7 @@ pub fn build(
                 ts,
                 first_ts,
                 origin,
-                kind: rules.infra_kind(&reason, &message),
+                kind: rules.infra_kind(&reason, raw_message),
                 object: fields.get(Role::Object).unwrap_or("").to_string(),
                 count: fields
                     .get(Role::Count)
