@@ -37,6 +37,7 @@ pub enum DefinitionKind {
     EcsEvents,
     ElbTargetHealth,
     K8sPodStatus,
+    ArgocdHistory,
 }
 
 impl DefinitionKind {
@@ -58,6 +59,7 @@ impl DefinitionKind {
             DefinitionKind::EcsEvents => "ecs_events",
             DefinitionKind::ElbTargetHealth => "elb_target_health",
             DefinitionKind::K8sPodStatus => "k8s_pod_status",
+            DefinitionKind::ArgocdHistory => "argocd_history",
         }
     }
 }

@@ -920,6 +920,10 @@ mod change_tests {
                 "helm_history",
                 vec![InfraKind::Deploy, InfraKind::Deploy, InfraKind::Rollback],
             ),
+            (
+                "argocd_application",
+                vec![InfraKind::Deploy, InfraKind::Deploy, InfraKind::Rollback],
+            ),
             ("github_deployments", vec![InfraKind::Deploy]),
             ("github_deployment_statuses", vec![InfraKind::Deploy]),
             ("launchdarkly_audit_log", vec![InfraKind::FlagChange]),
