@@ -110,6 +110,18 @@ pub enum Signal {
     UpstreamFailed,
 }
 
+/// The version a start-up line names (`Starting orders-api v4.18.3`), by
+/// the banner rules in `parsers/versions.json`. A banner is a start-up, not
+/// a change: `correlate` infers a change when an instance starts with a
+/// version other than the one it ran before.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct VersionBanner {
+    /// The service the banner names, when it names one.
+    pub service: Option<String>,
+    /// Without a leading `v`.
+    pub version: String,
+}
+
 /// One application log record.
 #[derive(Clone, Debug, PartialEq, Default)]
 pub struct LogRecord {
@@ -120,6 +132,8 @@ pub struct LogRecord {
     pub instance: Option<String>,
     pub tenant: Option<String>,
     pub signal: Option<Signal>,
+    /// Set on a version banner.
+    pub version: Option<VersionBanner>,
 }
 
 /// What a metric measures, whatever the exporter named it.

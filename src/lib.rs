@@ -205,7 +205,7 @@ pub fn run(cfg: &Config) -> Result<Report, Error> {
     let analysis = correlate::correlate(&agg, &opts)?;
     let findings = patterns::detect(&agg, &analysis);
     let mut warnings = Vec::new();
-    if agg.first_ms().is_none() {
+    if agg.first_ms().is_none() && agg.infra_events().is_empty() {
         warnings.push("no event in the inputs carried a usable timestamp".to_string());
     }
     Ok(report::build(

@@ -16,6 +16,7 @@ mod onset;
 mod pool;
 pub mod stats;
 pub mod timeline;
+mod versions;
 
 pub use attribution::{Attribution, AttributionRow};
 pub use instances::{InstanceHistory, ProbeFailures, Restart};
@@ -290,7 +291,10 @@ pub fn correlate(agg: &Aggregates, opts: &CorrelateOptions) -> Result<Analysis, 
         .iter()
         .filter(|e| e.kind.is_change())
         .cloned()
+        .chain(versions::changes(agg.banners(), &a.inputs))
         .collect();
+    a.changes
+        .sort_by(|x, y| (x.ts, x.origin).cmp(&(y.ts, y.origin)));
     a.timeline = timeline::build(&a);
     Ok(a)
 }

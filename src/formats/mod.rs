@@ -20,6 +20,7 @@ mod kinds;
 mod role;
 mod rules;
 mod template;
+mod versions;
 
 pub use catalogue::{load_definition, Catalogue, CatalogueError};
 pub use compile::{array_records, envelope_records, lookup, Fields, Format};
@@ -29,3 +30,4 @@ pub use error::FormatError;
 pub use kinds::{Extractor, Skip};
 pub use role::Role;
 pub use rules::{metric_role_named, Rules};
+pub use versions::VersionRules;

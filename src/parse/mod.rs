@@ -429,6 +429,7 @@ impl LineCx<'_, '_> {
                     instance,
                     tenant: None,
                     signal: Some(signal),
+                    version: None,
                 }));
             }
             None => stats.parsed_without_event(),

@@ -166,6 +166,9 @@ fn log_record(
             .map(str::to_string),
         tenant: tenant(rules, fields, record, None),
         signal: fields.get(Role::Message).and_then(|m| rules.signal_of(m)),
+        version: fields
+            .get(Role::Message)
+            .and_then(|m| rules.versions.banner_of(m)),
     }
 }
 
