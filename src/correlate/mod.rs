@@ -293,8 +293,7 @@ pub fn correlate(agg: &Aggregates, opts: &CorrelateOptions) -> Result<Analysis, 
         .cloned()
         .chain(versions::changes(agg.banners(), &a.inputs))
         .collect();
-    a.changes
-        .sort_by(|x, y| (x.ts, x.origin).cmp(&(y.ts, y.origin)));
+    a.changes.sort_by_key(|c| (c.ts, c.origin));
     a.timeline = timeline::build(&a);
     Ok(a)
 }
