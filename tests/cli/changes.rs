@@ -114,7 +114,7 @@ fn a_helm_upgrade_before_the_onset_rolled_back_at_recovery_is_a_deploy_regressio
             .is_some_and(|t| t.contains("orders-api-3.3.0")),
         "{deploy}"
     );
-    let rollback = timeline_entry(&r, "rollback", "2026-10-01T07:14:40Z");
+    timeline_entry(&r, "rollback", "2026-10-01T07:14:40Z");
     let flag = timeline_entry(&r, "flag_change", "2026-10-01T07:06:30Z");
     assert!(
         flag["text"]
@@ -228,7 +228,7 @@ fn instances_starting_with_a_new_version_are_a_deploy_inferred_from_banners() {
         "the first versions and a same-version restart are no change: {}",
         r["timeline"]
     );
-    let rollback = timeline_entry(&r, "rollback", "2026-10-01T07:14:40Z");
+    timeline_entry(&r, "rollback", "2026-10-01T07:14:40Z");
     assert!(
         confidence(&r, "deploy_regression") >= 0.5,
         "{}",
