@@ -24,7 +24,7 @@ pub mod render;
 pub mod report;
 pub mod zone;
 
-use miette::{Diagnostic, NamedSource};
+use miette::Diagnostic;
 use thiserror::Error;
 
 use aggregate::{AggregateError, Aggregates};
@@ -172,15 +172,7 @@ fn strict_check(stats: &[InputStats]) -> Result<(), Error> {
             .sum();
         count += bad;
         for b in s.bad_lines.iter().filter(|b| b.reason != "blank line") {
-            let len = b.text.len();
-            lines.push(ParseError::BadLine {
-                path: s.path.clone(),
-                line: b.line,
-                column: 1,
-                reason: b.reason.clone(),
-                src: NamedSource::new(format!("{}:{}", s.path, b.line), b.text.clone()),
-                span: (0, len).into(),
-            });
+            lines.push(b.diagnostic(&s.path));
         }
     }
     if count > 0 {

@@ -17,6 +17,7 @@ mod definition;
 mod detect;
 mod error;
 mod kinds;
+mod mismatch;
 mod role;
 mod rules;
 mod template;
@@ -28,6 +29,7 @@ pub use definition::{Definition, DefinitionKind, DurationUnit, Produces, Timesta
 pub use detect::{detect, record_mode, Detection, RecordMode, MIN_SCORE};
 pub use error::FormatError;
 pub use kinds::{Extractor, Skip};
+pub use mismatch::Mismatch;
 pub use role::Role;
 pub use rules::{metric_role_named, Rules};
 pub use versions::VersionRules;

@@ -68,6 +68,24 @@ pub struct BadLine {
     pub line: u64,
     pub reason: String,
     pub text: String,
+    /// Where the line stops matching the input's format, once known
+    /// (`formats/mismatch.rs`); `None`: nothing better than column 1.
+    pub mismatch: Option<crate::formats::Mismatch>,
+}
+
+impl BadLine {
+    /// 1-based column where the line stops matching.
+    pub fn column(&self) -> usize {
+        self.mismatch.as_ref().map_or(1, |m| m.column)
+    }
+
+    /// What the format expected at [`BadLine::column`] (the skip reason
+    /// when nothing more precise is known).
+    pub fn expected(&self) -> &str {
+        self.mismatch
+            .as_ref()
+            .map_or(self.reason.as_str(), |m| m.expected.as_str())
+    }
 }
 
 /// What happened to one input.
@@ -110,11 +128,22 @@ impl InputStats {
                 line,
                 reason: reason.to_string(),
                 text: text.chars().take(400).collect(),
+                mismatch: None,
             });
         }
     }
 
     /// Fold a worker's statistics in.
+    /// Find where each kept bad line stops matching `format` (only the few
+    /// kept lines: the search compiles a DFA per pattern).
+    fn explain_bad_lines(&mut self, format: &Format) {
+        for b in &mut self.bad_lines {
+            if b.reason != "blank line" && !b.text.is_empty() {
+                b.mismatch = format.mismatch(&b.text, &b.reason);
+            }
+        }
+    }
+
     fn merge(&mut self, o: InputStats) {
         self.lines += o.lines;
         self.parsed += o.parsed;
@@ -232,6 +261,7 @@ pub fn parse_input_inspect<S: EventSink>(
             times.inspect.take(),
         )?;
         stats.invalid_utf8 = lines.invalid_utf8;
+        stats.explain_bad_lines(format);
         return Ok(stats);
     }
     let mut reader = format.extractor();
@@ -285,6 +315,7 @@ pub fn parse_input_inspect<S: EventSink>(
     }
     stats.invalid_utf8 = lines.invalid_utf8;
     stats.zoneless |= times.times.saw_zoneless;
+    stats.explain_bad_lines(format);
     Ok(stats)
 }
 
