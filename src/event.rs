@@ -148,6 +148,18 @@ pub enum Signal {
     UpstreamFailed,
 }
 
+/// The version a start-up line names (`Starting orders-api v4.18.3`), by
+/// the banner rules in `parsers/versions.json`. A banner is a start-up, not
+/// a change: `correlate` infers a change when an instance starts with a
+/// version other than the one it ran before.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct VersionBanner {
+    /// The service the banner names, when it names one.
+    pub service: Option<String>,
+    /// Without a leading `v`.
+    pub version: String,
+}
+
 /// One application log record.
 #[derive(Clone, Debug, PartialEq, Default)]
 pub struct LogRecord<'a> {
@@ -158,6 +170,8 @@ pub struct LogRecord<'a> {
     pub instance: Option<Cow<'a, str>>,
     pub tenant: Option<Cow<'a, str>>,
     pub signal: Option<Signal>,
+    /// Set on a version banner.
+    pub version: Option<VersionBanner>,
 }
 
 impl LogRecord<'_> {
@@ -170,6 +184,7 @@ impl LogRecord<'_> {
             origin: self.origin,
             level: self.level,
             signal: self.signal,
+            version: self.version,
         }
     }
 }
@@ -213,8 +228,21 @@ pub enum InfraKind {
     OomKilled,
     Deploy,
     Rollback,
+    /// A feature flag turned on or off, or its targeting changed: a change
+    /// like a deploy, without one.
+    FlagChange,
     Scaling,
     Other,
+}
+
+impl InfraKind {
+    /// Whether the event is a change someone made (deploy, rollback, flag).
+    pub fn is_change(self) -> bool {
+        matches!(
+            self,
+            InfraKind::Deploy | InfraKind::Rollback | InfraKind::FlagChange
+        )
+    }
 }
 
 /// One orchestrator event (a Kubernetes Event, a deploy line, ...).

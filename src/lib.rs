@@ -24,7 +24,7 @@ pub mod render;
 pub mod report;
 pub mod zone;
 
-use miette::{Diagnostic, NamedSource};
+use miette::Diagnostic;
 use thiserror::Error;
 
 use aggregate::{AggregateError, Aggregates};
@@ -172,15 +172,7 @@ fn strict_check(stats: &[InputStats]) -> Result<(), Error> {
             .sum();
         count += bad;
         for b in s.bad_lines.iter().filter(|b| b.reason != "blank line") {
-            let len = b.text.len();
-            lines.push(ParseError::BadLine {
-                path: s.path.clone(),
-                line: b.line,
-                column: 1,
-                reason: b.reason.clone(),
-                src: NamedSource::new(format!("{}:{}", s.path, b.line), b.text.clone()),
-                span: (0, len).into(),
-            });
+            lines.push(b.diagnostic(&s.path));
         }
     }
     if count > 0 {
@@ -205,7 +197,7 @@ pub fn run(cfg: &Config) -> Result<Report, Error> {
     let analysis = correlate::correlate(&agg, &opts)?;
     let findings = patterns::detect(&agg, &analysis);
     let mut warnings = Vec::new();
-    if agg.first_ms().is_none() {
+    if agg.first_ms().is_none() && agg.infra_events().is_empty() {
         warnings.push("no event in the inputs carried a usable timestamp".to_string());
     }
     Ok(report::build(

@@ -24,7 +24,7 @@ use std::collections::BTreeMap;
 
 use crate::event::{
     Event, InfraEvent, Level, LogRecord, MetricRole, MetricSample, Millis, Origin, Request,
-    RequestKind, Signal,
+    RequestKind, Signal, VersionBanner,
 };
 use intern::Interner;
 use recent::Recent;
@@ -81,6 +81,16 @@ pub struct Quote {
     pub message: String,
 }
 
+/// A version banner as it was seen: when, where, on which instance. Kept
+/// one by one: a service starts a handful of times, not once a line.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BannerSeen {
+    pub ts: Millis,
+    pub origin: Origin,
+    pub instance: Option<String>,
+    pub banner: VersionBanner,
+}
+
 #[derive(Debug, Default)]
 pub struct Aggregates {
     names: Interner,
@@ -102,6 +112,7 @@ pub struct Aggregates {
     levels: BTreeMap<i64, [u32; 6]>,
     metrics: BTreeMap<String, Series>,
     infra: Vec<InfraEvent>,
+    banners: Vec<BannerSeen>,
     first_ms: Option<Millis>,
     last_ms: Option<Millis>,
     /// `--since`/`--until`: events outside are left out.
@@ -194,8 +205,14 @@ impl Aggregates {
         if self.bounds.0.is_some_and(|s| ts < s) || self.bounds.1.is_some_and(|u| ts >= u) {
             return;
         }
-        self.first_ms = Some(self.first_ms.map_or(ts, |f| f.min(ts)));
-        self.last_ms = Some(self.last_ms.map_or(ts, |l| l.max(ts)));
+        // A change history (`helm history`, a flag audit log) reaches back
+        // months: its records are kept, but only what the system did
+        // decides the span analysed second by second.
+        let history = matches!(&event, Event::Infra(i) if i.kind.is_change());
+        if !history {
+            self.first_ms = Some(self.first_ms.map_or(ts, |f| f.min(ts)));
+            self.last_ms = Some(self.last_ms.map_or(ts, |l| l.max(ts)));
+        }
         match event {
             Event::Request(r) => self.add_request(&r),
             Event::Log(l) => self.add_log(l),
@@ -279,8 +296,16 @@ impl Aggregates {
         );
     }
 
-    fn add_log(&mut self, l: LogRecord<'_>) {
+    fn add_log(&mut self, mut l: LogRecord<'_>) {
         let s = sec(l.ts);
+        if let Some(banner) = l.version.take() {
+            self.banners.push(BannerSeen {
+                ts: l.ts,
+                origin: l.origin,
+                instance: l.instance.as_deref().map(str::to_string),
+                banner,
+            });
+        }
         self.levels.entry(s).or_default()[l.level as usize] += 1;
         if let Some(signal) = l.signal {
             let instance = self.id(&l.instance);
@@ -404,6 +429,7 @@ impl Aggregates {
             }
         }
         self.infra.extend(other.infra);
+        self.banners.extend(other.banners);
         self.first_ms = [self.first_ms, other.first_ms].into_iter().flatten().min();
         self.last_ms = [self.last_ms, other.last_ms].into_iter().flatten().max();
     }
@@ -420,6 +446,7 @@ impl Aggregates {
             (a.ts, a.first_ts, &a.object, &a.reason, a.origin)
                 .cmp(&(b.ts, b.first_ts, &b.object, &b.reason, b.origin))
         });
+        self.banners.sort_by_key(|b| (b.ts, b.origin));
     }
 
     // ---- reading ----
@@ -576,6 +603,11 @@ impl Aggregates {
 
     pub fn infra_events(&self) -> &[InfraEvent] {
         &self.infra
+    }
+
+    /// Version banners, by time.
+    pub fn banners(&self) -> &[BannerSeen] {
+        &self.banners
     }
 
     /// A tenant's paths: how many it sent in `after`, and how many of those

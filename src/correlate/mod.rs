@@ -16,6 +16,7 @@ mod onset;
 mod pool;
 pub mod stats;
 pub mod timeline;
+mod versions;
 
 pub use attribution::{Attribution, AttributionRow};
 pub use instances::{InstanceHistory, ProbeFailures, Restart};
@@ -87,7 +88,7 @@ pub struct Analysis {
     pub instances_with_failures: Vec<String>,
     /// Route fragments of connect/login endpoints, passed through for the detectors.
     pub reconnect_routes: Vec<String>,
-    /// Deploys and rollbacks anywhere in the data.
+    /// Deploys, rollbacks and feature-flag changes anywhere in the data.
     pub changes: Vec<InfraEvent>,
     pub warnings: Vec<String>,
 }
@@ -288,9 +289,11 @@ pub fn correlate(agg: &Aggregates, opts: &CorrelateOptions) -> Result<Analysis, 
     a.changes = agg
         .infra_events()
         .iter()
-        .filter(|e| matches!(e.kind, InfraKind::Deploy | InfraKind::Rollback))
+        .filter(|e| e.kind.is_change())
         .cloned()
+        .chain(versions::changes(agg.banners(), &a.inputs))
         .collect();
+    a.changes.sort_by_key(|c| (c.ts, c.origin));
     a.timeline = timeline::build(&a);
     Ok(a)
 }

@@ -21,6 +21,8 @@ pub enum TimelineKind {
     ReconnectSpike,
     Deploy,
     Rollback,
+    /// A feature flag turned on or off (added to `report-json.md`'s list).
+    FlagChange,
     Crash,
     BacklogPeak,
     InstanceStuck,
@@ -278,17 +280,17 @@ pub fn build(a: &Analysis) -> Vec<TimelineEntry> {
 /// How long before the onset a change is still worth a timeline entry.
 const CHANGE_LOOKBACK_S: i64 = 1800;
 
-/// Deploys and rollbacks near the incident.
+/// Deploys, rollbacks and flag changes near the incident.
 fn changes(a: &Analysis, near: Span) -> Vec<TimelineEntry> {
     a.changes
         .iter()
         .filter(|c| c.ts >= (near.start - CHANGE_LOOKBACK_S) * 1000 && c.ts < near.end * 1000)
         .map(|c| TimelineEntry {
             ts: c.ts,
-            kind: if c.kind == InfraKind::Rollback {
-                TimelineKind::Rollback
-            } else {
-                TimelineKind::Deploy
+            kind: match c.kind {
+                InfraKind::Rollback => TimelineKind::Rollback,
+                InfraKind::FlagChange => TimelineKind::FlagChange,
+                _ => TimelineKind::Deploy,
             },
             text: format!(
                 "{} `{}`: {}",

@@ -13,11 +13,12 @@ use super::rules::{RuleError, Rules};
 include!(concat!(env!("OUT_DIR"), "/builtin_parsers.rs"));
 
 /// Data files beside the definitions that are not definitions themselves.
-const RULE_FILES: [&str; 4] = [
+const RULE_FILES: [&str; 5] = [
     "signals.json",
     "metric-roles.json",
     "tenants.json",
     "log-format-variables.json",
+    "versions.json",
 ];
 
 /// Every format the run knows, specific ones first, and the rules.
@@ -53,6 +54,7 @@ impl Catalogue {
             builtin_text(RULE_FILES[0]),
             builtin_text(RULE_FILES[1]),
             builtin_text(RULE_FILES[2]),
+            builtin_text(RULE_FILES[4]),
         )?;
         let mut formats = Vec::new();
         for (file, text) in BUILTIN {

@@ -149,6 +149,14 @@ impl Format {
             })?;
             templates.push(t);
         }
+        for (role, raw) in &def.compose {
+            super::compose::Compose::compile(raw).map_err(|message| FormatError::Invalid {
+                file: file.to_string(),
+                message: format!("compose `{}`: {message}", role.name()),
+                src: src(),
+                span: span_of(text, raw),
+            })?;
+        }
         let invalid = |message: String| FormatError::Invalid {
             file: file.to_string(),
             message,
@@ -241,10 +249,13 @@ impl Format {
                 DefinitionKind::Json | DefinitionKind::Envelope => {
                     json = serde_json::from_str::<Value>(&sample.line)
                         .map_err(|e| fail(format!("is not JSON: {e}")))?;
-                    // A sample of an enveloped document is checked on its first record.
+                    // A sample of an enveloped document, or of an array of
+                    // records, is checked on its first record.
                     let record = match self.def.envelope.as_deref().and_then(|e| lookup(&json, e)) {
                         Some(Value::Array(items)) => items.first().unwrap_or(&json),
-                        _ => &json,
+                        _ => array_records(&json)
+                            .and_then(|items| items.first())
+                            .unwrap_or(&json),
                     };
                     envelope_records(record)
                         .first()
@@ -320,8 +331,28 @@ pub fn map_json<'a>(def: &Definition, record: &'a Value) -> Option<Fields<'a>> {
             }
         }
     }
+    for (role, template) in &def.compose {
+        if fields.has(*role) {
+            continue;
+        }
+        // Checked when the definition was compiled.
+        if let Some(text) = super::compose::Compose::compile(template)
+            .ok()
+            .and_then(|c| c.render(record))
+        {
+            fields.set(*role, Cow::Owned(text));
+        }
+    }
     apply_constants(def, &mut fields);
     Some(fields)
+}
+
+/// A document that is an array of objects (`helm history -o json`, `gh api
+/// .../deployments`) holds its records; `None` for anything else (a Fluent
+/// Bit event `[time, {record}]` is one record).
+pub fn array_records(doc: &Value) -> Option<&Vec<Value>> {
+    doc.as_array()
+        .filter(|items| !items.is_empty() && items.iter().all(Value::is_object))
 }
 
 /// Rows of a table with named columns -> one object per row; `None` when

@@ -37,6 +37,7 @@ pub enum DefinitionKind {
     EcsEvents,
     ElbTargetHealth,
     K8sPodStatus,
+    ArgocdHistory,
 }
 
 impl DefinitionKind {
@@ -58,6 +59,7 @@ impl DefinitionKind {
             DefinitionKind::EcsEvents => "ecs_events",
             DefinitionKind::ElbTargetHealth => "elb_target_health",
             DefinitionKind::K8sPodStatus => "k8s_pod_status",
+            DefinitionKind::ArgocdHistory => "argocd_history",
         }
     }
 }
@@ -163,6 +165,11 @@ pub struct Definition {
     /// Fixed values for roles the source does not write (e.g. `level`).
     #[serde(default)]
     pub constants: BTreeMap<Role, String>,
+    /// `json`: role -> a template written from several keys of the record
+    /// (`"{ref} at {sha}[ by {creator.login}]"`, see `compose.rs`); used
+    /// when `fields` gives the role no value.
+    #[serde(default)]
+    pub compose: BTreeMap<Role, String>,
     #[serde(default)]
     pub samples: Vec<Sample>,
 }

@@ -158,6 +158,13 @@ fn json_record_credit(cat: &Catalogue, index: usize, v: &Value) -> f64 {
                 .unwrap_or(0.0);
         }
     }
+    // A `json` document that is an array of records is judged by its first.
+    let v = match f.def.kind {
+        DefinitionKind::Json => super::compile::array_records(v)
+            .and_then(|items| items.first())
+            .unwrap_or(v),
+        _ => v,
+    };
     super::compile::envelope_records(v)
         .first()
         .and_then(|r| f.match_json(r).map(|fl| credit(&fl)))

@@ -12,19 +12,24 @@
 
 mod catalogue;
 mod compile;
+mod compose;
 mod definition;
 mod detect;
 mod error;
 mod kinds;
+mod mismatch;
 mod role;
 mod rules;
 mod template;
+mod versions;
 
 pub use catalogue::{load_definition, Catalogue, CatalogueError};
-pub use compile::{envelope_records, lookup, Fields, Format};
+pub use compile::{array_records, envelope_records, lookup, Fields, Format};
 pub use definition::{Definition, DefinitionKind, DurationUnit, Produces, TimestampMarks};
 pub use detect::{detect, record_mode, Detection, RecordMode, MIN_SCORE};
 pub use error::FormatError;
 pub use kinds::{Extractor, Skip};
+pub use mismatch::Mismatch;
 pub use role::Role;
 pub use rules::{metric_role_named, Rules};
+pub use versions::VersionRules;

@@ -82,6 +82,8 @@ pub struct Rules {
     pub tenant_path_rules: Vec<Regex>,
     pub tenant_field_rules: Vec<String>,
     pub tenant_query_rules: Vec<String>,
+    /// Version banners (`parsers/versions.json`).
+    pub versions: super::versions::VersionRules,
 }
 
 #[derive(Debug, thiserror::Error, miette::Diagnostic)]
@@ -114,6 +116,7 @@ fn infra_named(name: &str) -> Option<InfraKind> {
         "oom_killed" => InfraKind::OomKilled,
         "deploy" => InfraKind::Deploy,
         "rollback" => InfraKind::Rollback,
+        "flag_change" => InfraKind::FlagChange,
         "scaling" => InfraKind::Scaling,
         _ => return None,
     })
@@ -135,11 +138,12 @@ pub fn metric_role_named(name: &str) -> Option<MetricRole> {
 }
 
 impl Rules {
-    /// Compile the three rule files from their text.
+    /// Compile the rule files from their text.
     pub fn from_texts(
         signals: &str,
         metric_roles: &str,
         tenants: &str,
+        versions: &str,
     ) -> Result<Rules, RuleError> {
         let err = |file: &str, message: String| RuleError {
             file: file.to_string(),
@@ -208,6 +212,7 @@ impl Rules {
             tenant_path_rules: Vec::new(),
             tenant_field_rules: Vec::new(),
             tenant_query_rules: Vec::new(),
+            versions: super::versions::VersionRules::from_text(versions)?,
         })
     }
 

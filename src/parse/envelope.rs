@@ -358,6 +358,7 @@ impl InnerParser<'_> {
                     origin: w.origin,
                     level: level_in(&w.inner),
                     signal: self.cat.rules.signal_of(&w.inner),
+                    version: self.cat.rules.versions.banner_of(&w.inner),
                     message: w.inner.clone().into(),
                     instance: w.instance.clone().map(Into::into),
                     tenant: None,

@@ -28,7 +28,8 @@ use std::collections::BTreeMap;
 
 use crate::event::{Event, EventSink, Millis, Origin};
 use crate::formats::{
-    detect, record_mode, Catalogue, DefinitionKind, Detection, Extractor, Format, RecordMode,
+    array_records, detect, record_mode, Catalogue, DefinitionKind, Detection, Extractor, Format,
+    RecordMode,
 };
 use crate::read::Input;
 use crate::zone::Zone;
@@ -67,6 +68,24 @@ pub struct BadLine {
     pub line: u64,
     pub reason: String,
     pub text: String,
+    /// Where the line stops matching the input's format, once known
+    /// (`formats/mismatch.rs`); `None`: nothing better than column 1.
+    pub mismatch: Option<crate::formats::Mismatch>,
+}
+
+impl BadLine {
+    /// 1-based column where the line stops matching.
+    pub fn column(&self) -> usize {
+        self.mismatch.as_ref().map_or(1, |m| m.column)
+    }
+
+    /// What the format expected at [`BadLine::column`] (the skip reason
+    /// when nothing more precise is known).
+    pub fn expected(&self) -> &str {
+        self.mismatch
+            .as_ref()
+            .map_or(self.reason.as_str(), |m| m.expected.as_str())
+    }
 }
 
 /// What happened to one input.
@@ -109,11 +128,22 @@ impl InputStats {
                 line,
                 reason: reason.to_string(),
                 text: text.chars().take(400).collect(),
+                mismatch: None,
             });
         }
     }
 
     /// Fold a worker's statistics in.
+    /// Find where each kept bad line stops matching `format` (only the few
+    /// kept lines: the search compiles a DFA per pattern).
+    fn explain_bad_lines(&mut self, format: &Format) {
+        for b in &mut self.bad_lines {
+            if b.reason != "blank line" && !b.text.is_empty() {
+                b.mismatch = format.mismatch(&b.text, &b.reason);
+            }
+        }
+    }
+
     fn merge(&mut self, o: InputStats) {
         self.lines += o.lines;
         self.parsed += o.parsed;
@@ -231,6 +261,7 @@ pub fn parse_input_inspect<S: EventSink>(
             times.inspect.take(),
         )?;
         stats.invalid_utf8 = lines.invalid_utf8;
+        stats.explain_bad_lines(format);
         return Ok(stats);
     }
     let mut reader = format.extractor();
@@ -291,6 +322,7 @@ pub fn parse_input_inspect<S: EventSink>(
     }
     stats.invalid_utf8 = lines.invalid_utf8;
     stats.zoneless |= times.times.saw_zoneless;
+    stats.explain_bad_lines(format);
     Ok(stats)
 }
 
@@ -438,6 +470,7 @@ impl LineCx<'_, '_> {
                     instance: instance.map(std::borrow::Cow::Owned),
                     tenant: None,
                     signal: Some(signal),
+                    version: None,
                 }));
             }
             None => stats.parsed_without_event(),
@@ -615,7 +648,10 @@ fn json_records(
 ) -> Result<Vec<Event<'static>>, &'static str> {
     let items: Vec<&Value> = match format.def.envelope.as_deref().and_then(|e| value.get(e)) {
         Some(Value::Array(items)) => items.iter().collect(),
-        _ => vec![value],
+        _ => match array_records(value) {
+            Some(items) => items.iter().collect(),
+            None => vec![value],
+        },
     };
     let mut out = Vec::with_capacity(items.len());
     for item in items {
@@ -671,11 +707,25 @@ fn parse_documents(
             input: index,
             line: lines.line_of(text, raw.get()),
         };
-        // Records under the envelope are parsed one by one so each keeps its line.
-        let envelope = format.def.envelope.as_deref().and_then(|env| {
-            let top: BTreeMap<&str, &RawValue> = serde_json::from_str(raw.get()).ok()?;
-            serde_json::from_str::<Vec<&RawValue>>(top.get(env)?.get()).ok()
-        });
+        // Records under the envelope, or in a top-level array of records,
+        // are parsed one by one so each keeps its line.
+        let envelope = match format.def.envelope.as_deref() {
+            Some(env) => (|| {
+                let top: BTreeMap<&str, &RawValue> = serde_json::from_str(raw.get()).ok()?;
+                serde_json::from_str::<Vec<&RawValue>>(top.get(env)?.get()).ok()
+            })(),
+            None if format.def.kind == DefinitionKind::Json
+                && raw.get().trim_start().starts_with('[') =>
+            {
+                serde_json::from_str::<Vec<&RawValue>>(raw.get())
+                    .ok()
+                    .filter(|items| {
+                        !items.is_empty()
+                            && items.iter().all(|i| i.get().trim_start().starts_with('{'))
+                    })
+            }
+            None => None,
+        };
         let records: Vec<(&RawValue, Origin)> = match envelope {
             Some(items) => items
                 .into_iter()
@@ -937,5 +987,55 @@ mod tests {
             Some(&1)
         );
         assert_eq!(events.len(), 1);
+    }
+}
+
+#[cfg(test)]
+mod change_tests {
+    use super::*;
+    use crate::event::InfraKind;
+    use std::io::Cursor;
+
+    /// The change sources' own samples: what kind of change each record is,
+    /// and no creator's e-mail survives parsing.
+    #[test]
+    fn change_sources_give_deploys_rollbacks_and_flag_changes() {
+        let cat = Catalogue::builtin().expect("catalogue");
+        // (format, kinds of the first sample's records)
+        let cases = [
+            (
+                "helm_history",
+                vec![InfraKind::Deploy, InfraKind::Deploy, InfraKind::Rollback],
+            ),
+            (
+                "argocd_application",
+                vec![InfraKind::Deploy, InfraKind::Deploy, InfraKind::Rollback],
+            ),
+            ("github_deployments", vec![InfraKind::Deploy]),
+            ("github_deployment_statuses", vec![InfraKind::Deploy]),
+            ("launchdarkly_audit_log", vec![InfraKind::FlagChange]),
+            ("unleash_events", vec![InfraKind::FlagChange]),
+        ];
+        for (name, want) in cases {
+            let f = &cat.formats[cat.find(name).expect(name)];
+            let text = format!("{}\n", f.def.samples[0].line);
+            let input = Input::from_reader("t".into(), Box::new(Cursor::new(text.into_bytes())))
+                .expect("input");
+            let mut events: Vec<Event> = Vec::new();
+            let stats =
+                parse_input(input, 0, &cat, &ParseOptions::default(), &mut events).expect("parse");
+            assert_eq!(stats.format, name);
+            let got: Vec<InfraKind> = events
+                .iter()
+                .filter_map(|e| match e {
+                    Event::Infra(i) => {
+                        assert!(!i.message.contains('@'), "{name}: {}", i.message);
+                        Some(i.kind)
+                    }
+                    _ => None,
+                })
+                .collect();
+            assert_eq!(got, want, "{name}");
+        }
     }
 }

@@ -89,7 +89,9 @@ pub fn build<'f>(
         Produces::Log => Event::Log(log_record(rules, fields, record, ts, origin)),
         Produces::Infra => {
             let reason = fields.get(Role::Reason).unwrap_or("").to_string();
-            let message = fields.get(Role::Message).unwrap_or("").to_string();
+            let raw_message = fields.get(Role::Message).unwrap_or("");
+            // Change logs name who made the change, often by e-mail: never kept whole.
+            let message = crate::redact::redact_text(raw_message).into_owned();
             let first_ts = fields
                 .get(Role::FirstTs)
                 .and_then(|t| times.parse(t))
@@ -99,7 +101,7 @@ pub fn build<'f>(
                 ts,
                 first_ts,
                 origin,
-                kind: rules.infra_kind(&reason, &message),
+                kind: rules.infra_kind(&reason, raw_message),
                 object: fields.get(Role::Object).unwrap_or("").to_string(),
                 count: fields
                     .get(Role::Count)
@@ -165,6 +167,9 @@ fn log_record<'f>(
             .map(Cow::Borrowed),
         tenant: tenant(rules, fields, record, None),
         signal: fields.get(Role::Message).and_then(|m| rules.signal_of(m)),
+        version: fields
+            .get(Role::Message)
+            .and_then(|m| rules.versions.banner_of(m)),
     }
 }
 

@@ -8,6 +8,9 @@
 //! - `deploy_regression`: a change shortly before the onset, no other
 //!   explanation in the data, and recovery soon after a rollback.
 //!
+//! A feature-flag change is weighed like a deploy; the same flag changed
+//! again later is its rollback.
+//!
 //! Example: deploy at 17:35, onset 17:38 with one integration at 40x its
 //! baseline; rollback at 17:50, errors again at 17:55: a red herring.
 
@@ -41,15 +44,22 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
     let deploys: Vec<&crate::event::InfraEvent> = a
         .changes
         .iter()
-        .filter(|c| c.kind == InfraKind::Deploy && c.ts >= onset - LEAD_MS && c.ts < recovered)
+        .filter(|c| {
+            matches!(c.kind, InfraKind::Deploy | InfraKind::FlagChange)
+                && c.ts >= onset - LEAD_MS
+                && c.ts < recovered
+        })
         .collect();
     let Some(deploy) = deploys.first() else {
         return;
     };
-    let rollback = a
-        .changes
-        .iter()
-        .find(|c| c.kind == InfraKind::Rollback && c.ts > deploy.ts && c.ts < recovered + FIX_MS);
+    let flag = deploy.kind == InfraKind::FlagChange;
+    let what = if flag { "flag change" } else { "deploy" };
+    let rollback = a.changes.iter().find(|c| {
+        let reverts = c.kind == InfraKind::Rollback
+            || (flag && c.kind == InfraKind::FlagChange && c.object == deploy.object);
+        reverts && c.ts > deploy.ts && c.ts < recovered + FIX_MS
+    });
     let surge = a.attribution.rows.first().filter(|r| {
         !a.attribution.organic
             && r.share_of_excess >= SINGLE_CULPRIT_SHARE
@@ -71,7 +81,12 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
     if let Some(r) = rollback {
         evidence.push(Evidence::new(
             format!(
-                "rollback at {}; the service recovered at {}",
+                "{} at {}; the service recovered at {}",
+                if r.kind == InfraKind::Rollback {
+                    "rollback"
+                } else {
+                    "flag changed back"
+                },
                 clock(r.ts),
                 clock(recovered)
             ),
@@ -81,7 +96,7 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
     let (pattern, c, title, actions) = if after_onset || surge.is_some() || recurred {
         if after_onset {
             evidence.push(Evidence::new(
-                format!("the incident began at {}, before the deploy", clock(onset)),
+                format!("the incident began at {}, before the {what}", clock(onset)),
                 "timeline",
             ));
         }
@@ -110,7 +125,7 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
             RED_HERRING,
             c,
             format!(
-                "The deploy of `{}` does not explain the incident",
+                "The {what} of `{}` does not explain the incident",
                 deploy.object
             ),
             RED_HERRING_ACTIONS,
@@ -125,7 +140,7 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
             REGRESSION,
             c,
             format!(
-                "The deploy of `{}` likely caused the incident",
+                "The {what} of `{}` likely caused the incident",
                 deploy.object
             ),
             REGRESSION_ACTIONS,

@@ -402,7 +402,10 @@ fn detection(out: &mut String, r: &Report) {
         .find(|e| {
             !matches!(
                 e.kind,
-                crate::correlate::TimelineKind::SurgeStart | crate::correlate::TimelineKind::Deploy
+                crate::correlate::TimelineKind::SurgeStart
+                    | crate::correlate::TimelineKind::Deploy
+                    | crate::correlate::TimelineKind::Rollback
+                    | crate::correlate::TimelineKind::FlagChange
             )
         })
         .map(|e| format!("{} UTC ({})", hms(&e.ts), e.text.to_lowercase()));

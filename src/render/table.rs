@@ -166,11 +166,23 @@ pub fn check(stats: &[crate::parse::InputStats]) -> String {
                 s.path
             ));
         }
-        for b in &s.bad_lines {
-            out.push_str(&format!(
-                "{}:{}: {}: {}\n",
-                s.path, b.line, b.reason, b.text
-            ));
+    }
+    // The first failing lines of each input, each a diagnostic pointing at
+    // the column where the format stops matching.
+    let handler =
+        miette::GraphicalReportHandler::new_themed(miette::GraphicalTheme::unicode_nocolor())
+            .with_width(120);
+    for s in stats {
+        for b in s.bad_lines.iter().filter(|b| b.reason != "blank line") {
+            let mut text = String::new();
+            if handler
+                .render_report(&mut text, &b.diagnostic(&s.path))
+                .is_err()
+            {
+                text = format!("{}:{}:{}: {}\n", s.path, b.line, b.column(), b.reason);
+            }
+            out.push('\n');
+            out.push_str(&text);
         }
     }
     out
@@ -191,6 +203,24 @@ pub fn check_json(stats: &[crate::parse::InputStats]) -> String {
             "unplaced_by_reason": s.unplaced_by_reason,
         });
         let mut v = v;
+        // Added to the contract: the first failing lines, with the column
+        // where the format stops matching and what it expected there.
+        let failures: Vec<serde_json::Value> = s
+            .bad_lines
+            .iter()
+            .filter(|b| b.reason != "blank line")
+            .map(|b| {
+                serde_json::json!({
+                    "line": b.line,
+                    "column": b.column(),
+                    "reason": b.reason,
+                    "expected": b.expected(),
+                })
+            })
+            .collect();
+        if !failures.is_empty() {
+            v["first_failures"] = serde_json::Value::Array(failures);
+        }
         if let Some(inner) = &s.inner_format {
             v["inner_format"] = serde_json::Value::String(inner.clone());
         }

@@ -121,3 +121,55 @@ fn a_directory_passes_over_files_that_are_not_logs_with_a_note() {
     let (code, _, _) = run(&["analyze", dir.join("notes.txt").to_str().unwrap_or("")]);
     assert_eq!(code, 1);
 }
+
+/// `formats check` and `--strict` point at the column where a line stops
+/// matching its format: here the `O`s typed for zeros in the status.
+#[test]
+fn a_broken_line_is_shown_at_the_column_where_the_format_stops_matching() {
+    let good = "203.0.113.7 - - [01/Oct/2026:13:26:55 +0530] \"GET /api/v1/accounts/a1/x HTTP/1.1\" 200 5 \"-\" \"curl/8.5.0\"\n";
+    let bad = "203.0.113.7 - - [01/Oct/2026:13:26:55 +0530] \"GET /api/v1/accounts/a1/x HTTP/1.1\" 2OO 5 \"-\" \"curl/8.5.0\"\n";
+    // The first `O`: the `2` before it could still begin a status.
+    let column = bad.find("2OO").unwrap_or(0) + 2;
+    assert_eq!(column, 84);
+    let mut text = good.repeat(5);
+    text.push_str(bad);
+    text.push_str(&good.repeat(2));
+    let p = tmp("broken-column.log", text.as_bytes());
+    let path = p.to_str().unwrap_or("");
+
+    let (code, out, err) = run(&["formats", "check", path]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("broken-column.log:6:84"), "{out}");
+    assert!(
+        out.contains("`nginx_combined` expects a digit here"),
+        "{out}"
+    );
+    // The caret sits under the column: the label line has it at the same offset as the `O`.
+    let source = out.lines().find(|l| l.contains("2OO")).unwrap_or("");
+    let caret = out
+        .lines()
+        .find(|l| l.trim_start().starts_with('·') && l.contains('┬'))
+        .unwrap_or("");
+    assert_eq!(
+        caret.find('┬').map(|c| caret[..c].chars().count()),
+        source.find("2OO").map(|s| source[..s].chars().count() + 1),
+        "{out}"
+    );
+
+    let (code, out, err) = run(&["formats", "check", "--json", path]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(out.trim()).expect("json");
+    assert_eq!(v["skipped"], 1);
+    assert_eq!(v["first_failures"][0]["line"], 6);
+    assert_eq!(v["first_failures"][0]["column"], 84);
+    assert_eq!(
+        v["first_failures"][0]["reason"],
+        "does not match the format"
+    );
+
+    let (code, _, err) = run(&["analyze", "--strict", path]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("broken-column.log:6:84"), "{err}");
+    assert!(err.contains("expects a digit here"), "{err}");
+    no_panic(&err);
+}

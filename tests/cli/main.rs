@@ -2,6 +2,7 @@
 //! Themed modules; snapshots under `snapshots/` are reviewed like code.
 
 mod bad_input;
+mod changes;
 mod commands;
 mod corpus;
 mod envelopes;

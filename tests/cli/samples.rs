@@ -8,8 +8,9 @@ use std::fs;
 
 use super::fixture::{root, run};
 
-/// `timeline[].kind` values of `report-json.md` (`recovered` is checked as the incident's end).
-const TIMELINE_KINDS: [&str; 14] = [
+/// `timeline[].kind` values of `report-json.md` (`recovered` is checked as the
+/// incident's end), and `flag_change`, which this release adds.
+const TIMELINE_KINDS: [&str; 15] = [
     "surge_start",
     "pool_saturated",
     "health_checks_failing",
@@ -20,6 +21,7 @@ const TIMELINE_KINDS: [&str; 14] = [
     "reconnect_spike",
     "deploy",
     "rollback",
+    "flag_change",
     "crash",
     "backlog_peak",
     "instance_stuck",

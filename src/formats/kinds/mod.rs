@@ -8,6 +8,7 @@
 //! here implementing [`Extractor`], one arm in [`extractor`], and a data file
 //! under `parsers/` that uses it, with samples.
 
+mod argocd;
 mod capture;
 mod cloudwatch;
 mod csv_rows;
@@ -93,6 +94,7 @@ pub fn extractor(def: &Definition) -> Option<Box<dyn Extractor>> {
         DefinitionKind::EcsEvents => Box::new(ecs::Events),
         DefinitionKind::ElbTargetHealth => Box::<elb::TargetHealth>::default(),
         DefinitionKind::K8sPodStatus => Box::<k8s_pod::PodStatus>::default(),
+        DefinitionKind::ArgocdHistory => Box::new(argocd::History),
     })
 }
 
