@@ -160,6 +160,11 @@ pub struct Definition {
     pub timestamp_marks: TimestampMarks,
     #[serde(default)]
     pub duration_unit: DurationUnit,
+    /// Why a record without a time cannot be placed, for formats whose
+    /// records never carry a wall-clock time (journalctl's boot-relative
+    /// seconds); counted under this reason instead of `no timestamp`.
+    #[serde(default)]
+    pub untimed: Option<String>,
     /// Fixed values for roles the source does not write (e.g. `level`).
     #[serde(default)]
     pub constants: BTreeMap<Role, String>,

@@ -75,13 +75,21 @@ pub fn record_mode(head: &[String]) -> RecordMode {
 /// Whether text is JSON, possibly cut short: a pretty-printed document's
 /// head is, a log line that starts with a bracket (`[2026-10-01T07:58:06Z]
 /// "GET /"`, `[Mon Aug 31 ...]`) is not.
+///
+/// Every value in the text must read, the last one possibly cut short:
+/// `[0] cpu.local: [..]` (Fluent Bit's stdout) and `[   20.888224] host
+/// unit[1]: ..` (journalctl's monotonic time) open with a JSON array, but
+/// what follows it is not JSON.
 fn is_json_text(text: &str) -> bool {
-    let mut values = serde_json::Deserializer::from_str(text).into_iter::<IgnoredAny>();
-    match values.next() {
-        Some(Ok(_)) => true,
-        Some(Err(e)) => e.is_eof(),
-        None => false,
+    let values = serde_json::Deserializer::from_str(text).into_iter::<IgnoredAny>();
+    let mut any = false;
+    for v in values {
+        match v {
+            Ok(_) => any = true,
+            Err(e) => return e.is_eof(),
+        }
     }
+    any
 }
 
 /// Score of one format on the head: the share of non-blank lines it reads,
@@ -309,14 +317,17 @@ mod tests {
         assert_eq!(record_mode(&head[..2]), RecordMode::Documents);
     }
 
-    /// Regression: Envoy and Apache error lines start with `[` and were taken
-    /// for pretty-printed JSON.
+    /// Regression: Envoy and Apache error lines, Fluent Bit's stdout and
+    /// journalctl's monotonic lines start with `[` and were taken for
+    /// pretty-printed JSON.
     #[test]
     fn log_lines_that_start_with_a_bracket_are_lines() {
         for first in [
             "[2026-10-01T07:58:06.113Z] \"GET / HTTP/1.1\" 200 - 0 2 1 1 \"-\" \"curl/8\"",
             "[Thu Oct 01 07:58:06.113 2026] [core:error] [pid 7] AH00135: Invalid method",
             "[01/Oct/2026:07:58:06 +0000] [php:warn] [pid 7] warning",
+            "[0] api.app: [1790841486.113456, {\"log\"=>\"pool timeout\"}]",
+            "[   20.888224] node-3 systemd[1]: Started api.service.",
         ] {
             assert_eq!(
                 record_mode(&[first.to_string()]),

@@ -352,8 +352,8 @@ impl InnerParser<'_> {
         let events = match events {
             Some(evs) if !evs.is_empty() => evs,
             // Not the inner format (or none was found): a plain log record at the envelope's time.
-            _ => match w.ts.as_deref().and_then(|t| self.envelope_times.parse(t)) {
-                Some(ts) => vec![Event::Log(LogRecord {
+            _ => match w.ts.as_deref().map(|t| self.envelope_times.parse(t)) {
+                Some(Some(ts)) => vec![Event::Log(LogRecord {
                     ts,
                     origin: w.origin,
                     level: level_in(&w.inner),
@@ -362,13 +362,18 @@ impl InnerParser<'_> {
                     instance: w.instance.clone(),
                     tenant: None,
                 })],
+                // A time that does not read is a bad record.
+                Some(None) => {
+                    for _ in 0..w.lines {
+                        stats.skip(w.origin.line, "unreadable timestamp in the envelope", "");
+                    }
+                    return;
+                }
+                // No time at all (Fluent Bit's multiline records): read, but
+                // it cannot be placed on the timeline.
                 None => {
                     for _ in 0..w.lines {
-                        stats.skip(
-                            w.origin.line,
-                            "no timestamp in the envelope or the line",
-                            "",
-                        );
+                        stats.parsed_unplaced("no timestamp in the envelope or the line");
                     }
                     return;
                 }

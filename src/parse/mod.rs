@@ -330,7 +330,7 @@ impl LineCx<'_, '_> {
                     sink.push(ev);
                 }
                 // Read, but no time to place it on the timeline.
-                (Ok(None), Some(reason)) => stats.parsed_unplaced(reason),
+                (Ok(None), Some(reason)) => stats.parsed_unplaced(&reason),
                 (Ok(None), None) => stats.parsed_without_event(),
                 (Err(reason), _) => stats.skip(n, reason, line),
             }
@@ -341,11 +341,16 @@ impl LineCx<'_, '_> {
         let unplaced = self
             .times
             .take_unplaced()
-            .or_else(|| self.reader.as_mut().and_then(|r| r.unplaced()));
+            .or_else(|| {
+                self.reader
+                    .as_mut()
+                    .and_then(|r| r.unplaced())
+                    .map(String::from)
+            });
         match (parsed, unplaced) {
             // Understood, but no time to place it on the timeline, or no
             // record in it (a CSV header): read, not skipped.
-            (Ok(events), Some(reason)) if events.is_empty() => stats.parsed_unplaced(reason),
+            (Ok(events), Some(reason)) if events.is_empty() => stats.parsed_unplaced(&reason),
             (Ok(events), None) if events.is_empty() => stats.parsed_without_event(),
             // A line with several records (a JSON document) counts each one.
             (Ok(events), _) => {
@@ -376,7 +381,7 @@ impl LineCx<'_, '_> {
                     stats.parsed_at(ev.ts());
                     sink.push(ev);
                 }
-                (Ok(None), Some(reason)) => stats.parsed_unplaced(reason),
+                (Ok(None), Some(reason)) => stats.parsed_unplaced(&reason),
                 (Ok(None), None) => stats.parsed_without_event(),
                 (Err(reason), _) => stats.skip(last, reason, ""),
             }
@@ -649,10 +654,10 @@ fn parse_documents(
             // A record without a time, or a code kind's snapshot without one.
             let unplaced = times
                 .take_unplaced()
-                .or_else(|| reader.as_mut().and_then(|r| r.unplaced()));
+                .or_else(|| reader.as_mut().and_then(|r| r.unplaced()).map(String::from));
             match (parsed, unplaced) {
                 // Read, but without a time to place it on the timeline.
-                (Ok(events), Some(reason)) if events.is_empty() => stats.parsed_unplaced(reason),
+                (Ok(events), Some(reason)) if events.is_empty() => stats.parsed_unplaced(&reason),
                 (Ok(events), None) if events.is_empty() => {
                     stats.skip(origin.line, "no records in document", "")
                 }
