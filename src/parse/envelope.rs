@@ -59,6 +59,9 @@ impl Unwrapper<'_, '_> {
             show(origin, f);
         }
         let mut inner = f.get(Role::Message).unwrap_or("").to_string();
+        if let Some(ts) = f.get(Role::Ts) {
+            inner = join_runtime_chunks(inner, ts);
+        }
         // Docker keeps the line's newline inside the record.
         while inner.ends_with(['\n', '\r']) {
             inner.pop();
@@ -243,6 +246,34 @@ pub(super) fn parse<S: EventSink>(
     Ok(())
 }
 
+/// How much of a line a container runtime writes per chunk.
+const RUNTIME_CHUNK: usize = 16 * 1024;
+
+/// A line longer than 16 KiB that Docker wrote in chunks, each opened with
+/// the line's timestamp (a TTY container's `docker logs --timestamps`):
+/// the repeated timestamps at the chunk ends are dropped.
+///
+/// ```text
+/// 2026-10-01T07:58:06.1Z aaaa(16 KiB)2026-10-01T07:58:06.1Z a -> aaaa(16 KiB)a
+/// ```
+fn join_runtime_chunks(line: String, ts: &str) -> String {
+    let repeat = format!("{ts} ");
+    let mut rest = line.as_str();
+    let mut out = String::new();
+    while rest.len() > RUNTIME_CHUNK
+        && rest.is_char_boundary(RUNTIME_CHUNK)
+        && rest[RUNTIME_CHUNK..].starts_with(&repeat)
+    {
+        out.push_str(&rest[..RUNTIME_CHUNK]);
+        rest = &rest[RUNTIME_CHUNK + repeat.len()..];
+    }
+    if out.is_empty() {
+        return line;
+    }
+    out.push_str(rest);
+    out
+}
+
 /// The elements of a top-level array read one by one, so that an array
 /// that was cut short still gives the records it holds.
 fn array_elements(text: &str) -> Option<Vec<&RawValue>> {
@@ -409,4 +440,24 @@ fn level_in(line: &str) -> Level {
         }
     }
     Level::Info
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn runtime_chunks_of_a_long_line_are_joined() {
+        let ts = "2026-10-01T07:58:06.113456789Z";
+        let a = "a".repeat(RUNTIME_CHUNK);
+        let cases = [
+            ("short", "GET /a 200".to_string(), "GET /a 200".to_string()),
+            ("two chunks", format!("{a}{ts} b"), format!("{a}b")),
+            ("three chunks", format!("{a}{ts} {a}{ts} c"), format!("{a}{a}c")),
+            ("another time", format!("{a}2026-10-01T07:58:07Z b"), format!("{a}2026-10-01T07:58:07Z b")),
+        ];
+        for (name, line, want) in cases {
+            assert_eq!(join_runtime_chunks(line, ts), want, "{name}");
+        }
+    }
 }
