@@ -122,11 +122,21 @@ pub fn score(
         {
             continue;
         }
+        // A text envelope's header line (a variant that captures no line)
+        // says nothing either: `key: 1` could be anything.
+        let text_envelope = f.def.kind == DefinitionKind::Envelope && f.is_text();
+        let envelope_fields = if text_envelope { f.match_line(line) } else { None };
+        if envelope_fields
+            .as_ref()
+            .is_some_and(|fl| !fl.has(Role::Message) && !fl.has(Role::Ts))
+        {
+            continue;
+        }
         total += 1;
         hits += match f.def.kind {
             DefinitionKind::Regex => f.match_line(line).map_or(0.0, |fl| credit(&fl)),
-            DefinitionKind::Envelope if f.is_text() => {
-                if f.match_line(line).is_some_and(|fl| fl.has(Role::Message)) {
+            DefinitionKind::Envelope if text_envelope => {
+                if envelope_fields.is_some_and(|fl| fl.has(Role::Message)) {
                     1.0
                 } else {
                     0.0

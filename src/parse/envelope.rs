@@ -147,6 +147,10 @@ pub(super) fn parse<S: EventSink>(
         }
         if format.is_text() {
             match format.match_line(line) {
+                // A variant that captures no line is a header (Grafana's meta lines).
+                Some(f) if !f.has(Role::Message) && !f.has(Role::Ts) => {
+                    stats.parsed_without_event()
+                }
                 Some(f) => {
                     if let Some(w) = un.push(&f, origin) {
                         parser.take(w, stats, sink);
