@@ -201,7 +201,9 @@ fn document_score(cat: &Catalogue, index: usize, head: &[String]) -> f64 {
             if f.def.require.is_empty() || f.def.require.iter().any(is_index) {
                 return 0.0;
             }
-            let env_ok = f.def.envelope.as_deref().is_none_or(has_key);
+            // A bare array of records (Splunk 4) stands for the envelope's array.
+            let bare_array = text.trim_start().starts_with('[');
+            let env_ok = bare_array || f.def.envelope.as_deref().is_none_or(has_key);
             if env_ok && f.def.require.iter().all(|k| has_key(k)) {
                 1.0
             } else {

@@ -198,6 +198,7 @@ pub(super) fn parse<S: EventSink>(
                 .join("\n");
             text.push('\n');
             text.push_str(&lines.rest_to_string()?);
+            let text = super::console::console_to_json(&text).unwrap_or(text);
             let idx = super::LineIndex::new(&text);
             let mut docs: Vec<&RawValue> = Vec::new();
             let mut stream = serde_json::Deserializer::from_str(&text).into_iter::<&RawValue>();
@@ -219,7 +220,10 @@ pub(super) fn parse<S: EventSink>(
             }
             for raw in docs {
                 let items: Vec<&RawValue> = match format.def.envelope.as_deref() {
-                    Some(env) => raw_path(raw, env).unwrap_or_else(|| vec![raw]),
+                    // Splunk 4 writes its results as a bare array, without the key.
+                    Some(env) => raw_path(raw, env)
+                        .or_else(|| serde_json::from_str(raw.get()).ok())
+                        .unwrap_or_else(|| vec![raw]),
                     // A document that is an array (`gcloud logging read --format=json`) is its records.
                     None => serde_json::from_str(raw.get()).unwrap_or_else(|_| vec![raw]),
                 };

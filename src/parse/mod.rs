@@ -10,6 +10,7 @@
 //!   -> Event::Request(Request { ts: 07:56:52.583Z, route: "/api/v1/accounts/{id}/...", tenant: "acct-4411", .. })
 //! ```
 
+mod console;
 mod envelope;
 mod error;
 mod record;
@@ -193,7 +194,17 @@ pub fn parse_input_inspect<S: EventSink>(
             break;
         }
     }
-    let head_text: Vec<String> = head.iter().map(|(_, l)| l.clone()).collect();
+    let mut head_text: Vec<String> = head.iter().map(|(_, l)| l.clone()).collect();
+    // Kibana console output is JSON once its literals are: read it as such.
+    if let Some(json) = console::console_to_json(&head_text.join("\n")) {
+        let lines: Vec<String> = json.split('\n').map(str::to_string).collect();
+        if lines.len() == head.len() && record_mode(&lines) == RecordMode::Documents {
+            for (h, l) in head.iter_mut().zip(&lines) {
+                h.1.clone_from(l);
+            }
+            head_text = lines;
+        }
+    }
     if head_text.iter().all(|l| l.trim().is_empty()) {
         return Err(ParseError::Empty { path: stats.path });
     }
@@ -270,6 +281,7 @@ pub fn parse_input_inspect<S: EventSink>(
             let mut text = head_text.join("\n");
             text.push('\n');
             text.push_str(&lines.rest_to_string()?);
+            let text = console::console_to_json(&text).unwrap_or(text);
             parse_documents(
                 format,
                 &mut reader,
