@@ -105,6 +105,16 @@ impl DurationUnit {
     }
 }
 
+/// How an envelope's `message` is encoded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Decode {
+    /// Base64 of a payload (gzip inside recognised by its magic) that is
+    /// read as an input of its own: a Lambda's `awslogs.data`, Firehose
+    /// `records[].data`, a Pub/Sub push `message.data`.
+    Base64,
+}
+
 /// A sample line and the field values it must give.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -153,6 +163,10 @@ pub struct Definition {
     /// `json`: a key holding an array of records (`items` of a Kubernetes List).
     #[serde(default)]
     pub envelope: Option<String>,
+    /// `envelope`: the `message` is an encoded payload, read as an input of
+    /// its own (detected, and unwrapped again if it is an envelope).
+    #[serde(default)]
+    pub decode: Option<Decode>,
     /// strftime formats tried before the built-in forms (RFC 3339, epochs, ...).
     #[serde(default)]
     pub timestamp_formats: Vec<String>,

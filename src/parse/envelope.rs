@@ -27,7 +27,9 @@ use crate::event::{Event, EventSink, Level, LogRecord, Origin};
 use crate::formats::{
     detect, envelope_records, Catalogue, DefinitionKind, Fields, Format, RecordMode, Role,
 };
-use crate::read::Lines;
+use crate::formats::Decode;
+use crate::read::{Input, Lines};
+use std::io::Cursor;
 
 /// Inner lines looked at to detect their format.
 const INNER_HEAD: usize = 200;
@@ -48,14 +50,17 @@ struct Unwrapper<'f, 'i> {
     pending: Option<Wrapped>,
     /// `formats check --fields`: the envelope's own fields of every record,
     /// so that what a definition reads can be checked without the inner format.
+    /// With `decode`, the fields of the payload's records instead.
     inspect: Option<Inspect<'i>>,
+    /// The input's position in the run.
+    index: u32,
 }
 
 impl Unwrapper<'_, '_> {
     /// Fields of one envelope record -> a finished record, or `None` while
     /// a partial line waits for its end.
     fn push(&mut self, f: &Fields<'_>, origin: Origin) -> Option<Wrapped> {
-        if let Some(show) = self.inspect.as_mut() {
+        if let Some(show) = self.inspect.as_mut().filter(|_| self.format.def.decode.is_none()) {
             show(origin, f);
         }
         let mut inner = f.get(Role::Message).unwrap_or("").to_string();
@@ -92,6 +97,95 @@ impl Unwrapper<'_, '_> {
         }
     }
 
+    /// Hand a finished record on: its line to the inner parser, or with
+    /// `decode` its payload to a reading of its own.
+    fn take<S: EventSink>(
+        &mut self,
+        w: Wrapped,
+        parser: &mut InnerParser<'_>,
+        stats: &mut InputStats,
+        sink: &mut S,
+    ) {
+        match self.format.def.decode {
+            Some(Decode::Base64) => self.decoded(w, parser, stats, sink),
+            None => parser.take(w, stats, sink),
+        }
+    }
+
+    /// A base64 payload (gzip inside is recognised by its magic) is read as
+    /// an input of its own: detected, and unwrapped again if it is an
+    /// envelope (a CloudWatch subscription message, a Cloud Logging entry).
+    /// Its records count as this input's, at the line of the record that
+    /// carried them. A payload no format reads is the inner line itself.
+    fn decoded<S: EventSink>(
+        &mut self,
+        w: Wrapped,
+        parser: &mut InnerParser<'_>,
+        stats: &mut InputStats,
+        sink: &mut S,
+    ) {
+        let line = w.origin.line;
+        let Some(bytes) = decode_base64(&w.inner) else {
+            for _ in 0..w.lines {
+                stats.skip(line, "the payload is not base64", "");
+            }
+            return;
+        };
+        let opts = ParseOptions {
+            threads: 1,
+            progress: None,
+            ..parser.opts.clone()
+        };
+        let payload = |bytes: Vec<u8>| Input::from_reader("payload".into(), Box::new(Cursor::new(bytes)));
+        let mut events: Vec<Event> = Vec::new();
+        let mut show = self.inspect.as_mut();
+        let mut remap = |o: Origin, f: &Fields<'_>| {
+            if let Some(s) = show.as_mut() {
+                s(Origin { line, ..o }, f);
+            }
+        };
+        let read = payload(bytes.clone()).map_err(ParseError::from).and_then(|input| {
+            super::parse_input_inspect(input, self.index, parser.cat, &opts, &mut events, Some(&mut remap))
+        });
+        match read {
+            Ok(mut sub) => {
+                for b in &mut sub.bad_lines {
+                    b.line = line;
+                }
+                let inner = match sub.inner_format.take() {
+                    Some(i) => format!("{} > {i}", sub.format),
+                    None => std::mem::take(&mut sub.format),
+                };
+                stats.inner_format.get_or_insert(inner);
+                stats.merge(sub);
+                for mut ev in events {
+                    ev.origin_mut().line = line;
+                    sink.push(ev);
+                }
+            }
+            // Not a format of its own (Firehose's `Hello World`): the line.
+            Err(ParseError::UnknownFormat { .. } | ParseError::Empty { .. }) => {
+                let text: Vec<String> = match payload(bytes) {
+                    Ok(input) => input.lines().map_while(Result::ok).map(|(_, l)| l).collect(),
+                    Err(_) => Vec::new(),
+                };
+                let inner = text.join("\n");
+                let mut f = Fields::default();
+                if let Some(ts) = &w.ts {
+                    f.set(Role::Ts, Cow::Borrowed(ts.as_str()));
+                }
+                f.set(Role::Message, Cow::Borrowed(inner.as_str()));
+                remap(w.origin, &f);
+                parser.take(Wrapped { inner, ..w }, stats, sink);
+            }
+            Err(_) => {
+                for _ in 0..w.lines {
+                    stats.skip(line, "the payload does not read", "");
+                }
+            }
+        }
+    }
+
     fn records_of_json<'v>(&self, v: &'v Value) -> Vec<Cow<'v, Value>> {
         match self
             .format
@@ -125,6 +219,7 @@ pub(super) fn parse<S: EventSink>(
         format,
         pending: None,
         inspect,
+        index,
     };
     let mut parser = InnerParser {
         cat,
@@ -153,7 +248,7 @@ pub(super) fn parse<S: EventSink>(
                 }
                 Some(f) => {
                     if let Some(w) = un.push(&f, origin) {
-                        parser.take(w, stats, sink);
+                        un.take(w, &mut parser, stats, sink);
                     }
                 }
                 None => stats.skip(n, "does not match the envelope", line),
@@ -172,7 +267,7 @@ pub(super) fn parse<S: EventSink>(
             match format.match_json(r) {
                 Some(f) => {
                     if let Some(w) = un.push(&f, origin) {
-                        parser.take(w, stats, sink);
+                        un.take(w, &mut parser, stats, sink);
                     }
                 }
                 None => stats.skip(n, "a required field is missing", line),
@@ -238,7 +333,7 @@ pub(super) fn parse<S: EventSink>(
                     };
                     for record in envelope_records(&value) {
                         match format.match_json(&record).map(|f| un.push(&f, origin)) {
-                            Some(Some(w)) => parser.take(w, stats, sink),
+                            Some(Some(w)) => un.take(w, &mut parser, stats, sink),
                             Some(None) => {}
                             None => stats.skip(origin.line, "a required field is missing", ""),
                         }
@@ -248,10 +343,20 @@ pub(super) fn parse<S: EventSink>(
         }
     }
     if let Some(w) = un.pending.take() {
-        parser.take(w, stats, sink);
+        un.take(w, &mut parser, stats, sink);
     }
     parser.flush(stats, sink);
     Ok(())
+}
+
+/// Standard or URL-safe base64, padded or not, whitespace ignored.
+fn decode_base64(text: &str) -> Option<Vec<u8>> {
+    use base64::engine::general_purpose::{STANDARD, STANDARD_NO_PAD, URL_SAFE, URL_SAFE_NO_PAD};
+    use base64::Engine;
+    let compact: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+    [STANDARD, STANDARD_NO_PAD, URL_SAFE, URL_SAFE_NO_PAD]
+        .iter()
+        .find_map(|e| e.decode(&compact).ok())
 }
 
 /// How much of a line a container runtime writes per chunk.
