@@ -115,6 +115,17 @@ pub enum Decode {
     Base64,
 }
 
+/// Records of a definition that are recognised but hold no log line: read
+/// and skipped with their own reason.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SkipRule {
+    /// A key whose absence means the record holds no line (`_raw`: a
+    /// Splunk statistics row).
+    pub missing: String,
+    pub reason: String,
+}
+
 /// A sample line and the field values it must give.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -163,6 +174,14 @@ pub struct Definition {
     /// `json`: a key holding an array of records (`items` of a Kubernetes List).
     #[serde(default)]
     pub envelope: Option<String>,
+    /// `envelope`: how records are written when they are not JSON or lines
+    /// (`csv` with a header, `splunk_xml`); each becomes a JSON object.
+    #[serde(default)]
+    pub syntax: Option<super::tabular::Syntax>,
+    /// `json`, `envelope`: records that match but hold no line, skipped
+    /// with a reason; detection counts them for half.
+    #[serde(default)]
+    pub skip: Vec<SkipRule>,
     /// `envelope`: the `message` is an encoded payload, read as an input of
     /// its own (detected, and unwrapped again if it is an envelope).
     #[serde(default)]

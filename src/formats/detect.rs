@@ -102,6 +102,9 @@ pub fn score(
     mode: RecordMode,
 ) -> f64 {
     let f = &cat.formats[index];
+    if let Some(syntax) = f.def.syntax {
+        return tabular_score(f, syntax, head);
+    }
     if mode == RecordMode::Documents {
         return document_score(cat, index, head);
     }
@@ -162,6 +165,31 @@ pub fn score(
     }
 }
 
+/// A record's credit, a record that a `skip` rule drops (a statistics row)
+/// counting for half: it is this format, but holds no line.
+fn record_credit(f: &super::compile::Format, record: &Value) -> Option<f64> {
+    let fields = f.match_json(record)?;
+    Some(if f.skip_reason(record).is_some() {
+        UNTIMED_CREDIT
+    } else {
+        credit(&fields)
+    })
+}
+
+/// CSV and XML envelopes: the share of the head's rows the definition reads.
+fn tabular_score(f: &super::compile::Format, syntax: super::tabular::Syntax, head: &[String]) -> f64 {
+    let table = super::tabular::read(syntax, &head.join("\n"));
+    if table.rows.is_empty() {
+        return 0.0;
+    }
+    let hits: f64 = table
+        .rows
+        .iter()
+        .map(|r| record_credit(f, &r.value).unwrap_or(0.0))
+        .sum();
+    hits / table.rows.len() as f64
+}
+
 fn json_record_credit(cat: &Catalogue, index: usize, v: &Value) -> f64 {
     let f = &cat.formats[index];
     if let Some(env) = &f.def.envelope {
@@ -171,14 +199,14 @@ fn json_record_credit(cat: &Catalogue, index: usize, v: &Value) -> f64 {
                 .and_then(|i| {
                     super::compile::envelope_records(i)
                         .first()
-                        .and_then(|r| f.match_json(r).map(|fl| credit(&fl)))
+                        .and_then(|r| record_credit(f, r))
                 })
                 .unwrap_or(0.0);
         }
     }
     super::compile::envelope_records(v)
         .first()
-        .and_then(|r| f.match_json(r).map(|fl| credit(&fl)))
+        .and_then(|r| record_credit(f, r))
         .unwrap_or(0.0)
 }
 

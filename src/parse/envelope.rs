@@ -27,7 +27,7 @@ use crate::event::{Event, EventSink, Level, LogRecord, Origin};
 use crate::formats::{
     detect, envelope_records, Catalogue, DefinitionKind, Fields, Format, RecordMode, Role,
 };
-use crate::formats::Decode;
+use crate::formats::{tabular, Decode};
 use crate::read::{Input, Lines};
 use std::io::Cursor;
 
@@ -264,16 +264,60 @@ pub(super) fn parse<S: EventSink>(
             stats.parsed_without_event();
         }
         for r in &recs {
-            match format.match_json(r) {
-                Some(f) => {
+            match (format.match_json(r), format.skip_reason(r)) {
+                (Some(_), Some(reason)) => stats.skip(n, reason, line),
+                (Some(f), None) => {
                     if let Some(w) = un.push(&f, origin) {
                         un.take(w, &mut parser, stats, sink);
                     }
                 }
-                None => stats.skip(n, "a required field is missing", line),
+                (None, _) => stats.skip(n, "a required field is missing", line),
             }
         }
     };
+    if let Some(syntax) = format.def.syntax {
+        let mut text = head
+            .iter()
+            .map(|(_, l)| l.as_str())
+            .collect::<Vec<_>>()
+            .join("\n");
+        text.push('\n');
+        text.push_str(&lines.rest_to_string()?);
+        let table = tabular::read(syntax, &text);
+        for n in table.blank {
+            stats.skip(n, "blank line", "");
+        }
+        for _ in table.header {
+            stats.parsed_without_event();
+        }
+        for (n, reason) in table.bad {
+            stats.skip(n, reason, "");
+        }
+        for row in table.rows {
+            let origin = Origin {
+                input: index,
+                line: row.line,
+            };
+            let reason = match (format.match_json(&row.value), format.skip_reason(&row.value)) {
+                (Some(_), Some(reason)) => Some(reason),
+                (Some(f), None) => {
+                    if let Some(mut w) = un.push(&f, origin) {
+                        w.lines += row.lines - 1;
+                        un.take(w, &mut parser, stats, sink);
+                    }
+                    None
+                }
+                (None, _) => Some("a required field is missing"),
+            };
+            if let Some(reason) = reason {
+                for _ in 0..row.lines {
+                    stats.skip(row.line, reason, "");
+                }
+            }
+        }
+        parser.flush(stats, sink);
+        return Ok(());
+    }
     match mode {
         RecordMode::Lines => {
             for (n, line) in &head {
@@ -332,7 +376,12 @@ pub(super) fn parse<S: EventSink>(
                         continue;
                     };
                     for record in envelope_records(&value) {
-                        match format.match_json(&record).map(|f| un.push(&f, origin)) {
+                        let matched = format.match_json(&record);
+                        if let (Some(_), Some(reason)) = (&matched, format.skip_reason(&record)) {
+                            stats.skip(origin.line, reason, "");
+                            continue;
+                        }
+                        match matched.map(|f| un.push(&f, origin)) {
                             Some(Some(w)) => un.take(w, &mut parser, stats, sink),
                             Some(None) => {}
                             None => stats.skip(origin.line, "a required field is missing", ""),

@@ -10,7 +10,7 @@
 
 mod capture;
 mod cloudwatch;
-mod csv_rows;
+pub(crate) mod csv_rows;
 mod datadog;
 mod ecs;
 mod elb;
