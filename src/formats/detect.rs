@@ -128,7 +128,11 @@ pub fn score(
         // A text envelope's header line (a variant that captures no line)
         // says nothing either: `key: 1` could be anything.
         let text_envelope = f.def.kind == DefinitionKind::Envelope && f.is_text();
-        let envelope_fields = if text_envelope { f.match_line(line) } else { None };
+        let envelope_fields = if text_envelope {
+            f.match_line(line)
+        } else {
+            None
+        };
         if envelope_fields
             .as_ref()
             .is_some_and(|fl| !fl.has(Role::Message) && !fl.has(Role::Ts))
@@ -177,7 +181,11 @@ fn record_credit(f: &super::compile::Format, record: &Value) -> Option<f64> {
 }
 
 /// CSV and XML envelopes: the share of the head's rows the definition reads.
-fn tabular_score(f: &super::compile::Format, syntax: super::tabular::Syntax, head: &[String]) -> f64 {
+fn tabular_score(
+    f: &super::compile::Format,
+    syntax: super::tabular::Syntax,
+    head: &[String],
+) -> f64 {
     let table = super::tabular::read(syntax, &head.join("\n"));
     if table.rows.is_empty() {
         return 0.0;

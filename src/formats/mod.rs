@@ -23,7 +23,9 @@ mod template;
 
 pub use catalogue::{load_definition, Catalogue, CatalogueError};
 pub use compile::{envelope_records, lookup, Fields, Format};
-pub use definition::{Decode, Definition, SkipRule, DefinitionKind, DurationUnit, Produces, TimestampMarks};
+pub use definition::{
+    Decode, Definition, DefinitionKind, DurationUnit, Produces, SkipRule, TimestampMarks,
+};
 pub use detect::{detect, record_mode, Detection, RecordMode, MIN_SCORE};
 pub use error::FormatError;
 pub use kinds::{Extractor, Skip};

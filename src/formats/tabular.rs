@@ -279,10 +279,17 @@ mod tests {
 
     #[test]
     fn broken_xml_is_reported_not_a_panic() {
-        for text in ["<result offset='0'><field k='a'><value><text>x", "<result", "&#xZZ;"] {
+        for text in [
+            "<result offset='0'><field k='a'><value><text>x",
+            "<result",
+            "&#xZZ;",
+        ] {
             let t = read(Syntax::SplunkXml, text);
             assert!(t.rows.len() <= 1, "{text}");
         }
-        assert_eq!(unescape("a &amp; &#65; &#x42; &bogus b"), "a & A B &bogus b");
+        assert_eq!(
+            unescape("a &amp; &#65; &#x42; &bogus b"),
+            "a & A B &bogus b"
+        );
     }
 }

@@ -60,7 +60,11 @@ impl Unwrapper<'_, '_> {
     /// Fields of one envelope record -> a finished record, or `None` while
     /// a partial line waits for its end.
     fn push(&mut self, f: &Fields<'_>, origin: Origin) -> Option<Wrapped> {
-        if let Some(show) = self.inspect.as_mut().filter(|_| self.format.def.decode.is_none()) {
+        if let Some(show) = self
+            .inspect
+            .as_mut()
+            .filter(|_| self.format.def.decode.is_none())
+        {
             show(origin, f);
         }
         let mut inner = f.get(Role::Message).unwrap_or("").to_string();
@@ -136,7 +140,8 @@ impl Unwrapper<'_, '_> {
             progress: None,
             ..parser.opts.clone()
         };
-        let payload = |bytes: Vec<u8>| Input::from_reader("payload".into(), Box::new(Cursor::new(bytes)));
+        let payload =
+            |bytes: Vec<u8>| Input::from_reader("payload".into(), Box::new(Cursor::new(bytes)));
         let mut events: Vec<Event> = Vec::new();
         let mut show = self.inspect.as_mut();
         let mut remap = |o: Origin, f: &Fields<'_>| {
@@ -144,9 +149,18 @@ impl Unwrapper<'_, '_> {
                 s(Origin { line, ..o }, f);
             }
         };
-        let read = payload(bytes.clone()).map_err(ParseError::from).and_then(|input| {
-            super::parse_input_inspect(input, self.index, parser.cat, &opts, &mut events, Some(&mut remap))
-        });
+        let read = payload(bytes.clone())
+            .map_err(ParseError::from)
+            .and_then(|input| {
+                super::parse_input_inspect(
+                    input,
+                    self.index,
+                    parser.cat,
+                    &opts,
+                    &mut events,
+                    Some(&mut remap),
+                )
+            });
         match read {
             Ok(mut sub) => {
                 for b in &mut sub.bad_lines {
@@ -166,7 +180,11 @@ impl Unwrapper<'_, '_> {
             // Not a format of its own (Firehose's `Hello World`): the line.
             Err(ParseError::UnknownFormat { .. } | ParseError::Empty { .. }) => {
                 let text: Vec<String> = match payload(bytes) {
-                    Ok(input) => input.lines().map_while(Result::ok).map(|(_, l)| l).collect(),
+                    Ok(input) => input
+                        .lines()
+                        .map_while(Result::ok)
+                        .map(|(_, l)| l)
+                        .collect(),
                     Err(_) => Vec::new(),
                 };
                 let inner = text.join("\n");
@@ -298,7 +316,10 @@ pub(super) fn parse<S: EventSink>(
                 input: index,
                 line: row.line,
             };
-            let reason = match (format.match_json(&row.value), format.skip_reason(&row.value)) {
+            let reason = match (
+                format.match_json(&row.value),
+                format.skip_reason(&row.value),
+            ) {
                 (Some(_), Some(reason)) => Some(reason),
                 (Some(f), None) => {
                     if let Some(mut w) = un.push(&f, origin) {
@@ -615,8 +636,16 @@ mod tests {
         let cases = [
             ("short", "GET /a 200".to_string(), "GET /a 200".to_string()),
             ("two chunks", format!("{a}{ts} b"), format!("{a}b")),
-            ("three chunks", format!("{a}{ts} {a}{ts} c"), format!("{a}{a}c")),
-            ("another time", format!("{a}2026-10-01T07:58:07Z b"), format!("{a}2026-10-01T07:58:07Z b")),
+            (
+                "three chunks",
+                format!("{a}{ts} {a}{ts} c"),
+                format!("{a}{a}c"),
+            ),
+            (
+                "another time",
+                format!("{a}2026-10-01T07:58:07Z b"),
+                format!("{a}2026-10-01T07:58:07Z b"),
+            ),
         ];
         for (name, line, want) in cases {
             assert_eq!(join_runtime_chunks(line, ts), want, "{name}");

@@ -350,15 +350,12 @@ impl LineCx<'_, '_> {
         }
         let parsed = parse_line(self.format, self.reader, self.cat, self.times, line, origin);
         // A record without a time, or a code kind's record without one.
-        let unplaced = self
-            .times
-            .take_unplaced()
-            .or_else(|| {
-                self.reader
-                    .as_mut()
-                    .and_then(|r| r.unplaced())
-                    .map(String::from)
-            });
+        let unplaced = self.times.take_unplaced().or_else(|| {
+            self.reader
+                .as_mut()
+                .and_then(|r| r.unplaced())
+                .map(String::from)
+        });
         match (parsed, unplaced) {
             // Understood, but no time to place it on the timeline, or no
             // record in it (a CSV header): read, not skipped.

@@ -53,10 +53,8 @@ fn frame_len(header: &[u8]) -> Option<u32> {
 fn timestamp_prefix(line: &[u8]) -> Option<&[u8]> {
     let space = line.iter().take(40).position(|b| *b == b' ')?;
     let ts = &line[..space];
-    let looks = ts.len() >= 20
-        && ts[..4].iter().all(u8::is_ascii_digit)
-        && ts[4] == b'-'
-        && ts[10] == b'T';
+    let looks =
+        ts.len() >= 20 && ts[..4].iter().all(u8::is_ascii_digit) && ts[4] == b'-' && ts[10] == b'T';
     looks.then_some(&line[..=space])
 }
 
