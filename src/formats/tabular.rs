@@ -110,7 +110,13 @@ fn csv(text: &str) -> Table {
 
 fn splunk_xml(text: &str) -> Table {
     let mut t = Table::default();
-    let line_of = |offset: usize| text[..offset].matches('\n').count() as u64 + 1;
+    // Lines are counted as the scan moves on, not from the start each time.
+    let (mut counted_to, mut line) = (0usize, 1u64);
+    let mut line_of = |offset: usize| {
+        line += memchr::memchr_iter(b'\n', &text.as_bytes()[counted_to..offset]).count() as u64;
+        counted_to = offset;
+        line
+    };
     let mut pos = 0;
     while let Some(k) = find_tag(&text[pos..], "result") {
         let open = pos + k;
