@@ -36,6 +36,16 @@ pub enum Event<'a> {
 }
 
 impl Event<'_> {
+    /// Where the event was read.
+    pub fn origin_mut(&mut self) -> &mut Origin {
+        match self {
+            Event::Request(r) => &mut r.origin,
+            Event::Log(l) => &mut l.origin,
+            Event::Metric(m) => &mut m.origin,
+            Event::Infra(i) => &mut i.origin,
+        }
+    }
+
     pub fn ts(&self) -> Millis {
         match self {
             Event::Request(r) => r.ts,

@@ -220,6 +220,16 @@ impl Format {
         None
     }
 
+    /// The reason a matching record is skipped by one of the definition's
+    /// `skip` rules (it holds no line), if one applies.
+    pub fn skip_reason(&self, record: &Value) -> Option<&str> {
+        self.def
+            .skip
+            .iter()
+            .find(|r| lookup(record, &r.missing).is_none())
+            .map(|r| r.reason.as_str())
+    }
+
     /// Fields of one JSON record for a `json` format; `None` when a required
     /// key is missing or an excluded one is present.
     pub fn match_json<'a>(&self, record: &'a Value) -> Option<Fields<'a>> {
@@ -233,6 +243,11 @@ impl Format {
         // fed to one reader in order, and a sample without `expect` may be a
         // line that holds no record.
         let mut reader = self.extractor();
+        // CSV and XML envelopes: the samples are one text (a header, then rows).
+        let table = self.def.syntax.map(|syntax| {
+            let lines: Vec<&str> = self.def.samples.iter().map(|s| s.line.as_str()).collect();
+            super::tabular::read(syntax, &lines.join("\n"))
+        });
         for (index, sample) in self.def.samples.iter().enumerate() {
             let fail = |problem: String| FormatError::Sample {
                 file: self.file.clone(),
@@ -243,7 +258,19 @@ impl Format {
                 span: span_of(text, &sample.line),
             };
             let json;
+            let row;
             let fields = match self.def.kind {
+                DefinitionKind::Envelope if table.is_some() => {
+                    // A sample's row is the one that starts on its line.
+                    row = table
+                        .as_ref()
+                        .and_then(|t| t.rows.iter().find(|r| r.line == index as u64 + 1));
+                    match row {
+                        Some(r) => self.match_json(&r.value).map(Fields::into_owned),
+                        None if sample.expect.is_empty() => continue,
+                        None => None,
+                    }
+                }
                 DefinitionKind::Regex => self.match_line(&sample.line),
                 DefinitionKind::Envelope if self.is_text() => self.match_line(&sample.line),
                 DefinitionKind::Json | DefinitionKind::Envelope => {
@@ -401,8 +428,13 @@ fn apply_constants(def: &Definition, fields: &mut Fields<'_>) {
     }
 }
 
-/// A key as a literal (ECS writes `"log.level"`), else as a dotted path.
+/// A key as a literal (ECS writes `"log.level"`), else as a dotted path;
+/// `.` is the whole record.
 pub fn lookup<'a>(record: &'a Value, key: &str) -> Option<&'a Value> {
+    // `.` is the record itself (a CSV row without a message column).
+    if key == "." {
+        return Some(record);
+    }
     if let Some(v) = record.get(key) {
         return Some(v);
     }

@@ -107,6 +107,27 @@ impl DurationUnit {
     }
 }
 
+/// How an envelope's `message` is encoded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Decode {
+    /// Base64 of a payload (gzip inside recognised by its magic) that is
+    /// read as an input of its own: a Lambda's `awslogs.data`, Firehose
+    /// `records[].data`, a Pub/Sub push `message.data`.
+    Base64,
+}
+
+/// Records of a definition that are recognised but hold no log line: read
+/// and skipped with their own reason.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SkipRule {
+    /// A key whose absence means the record holds no line (`_raw`: a
+    /// Splunk statistics row).
+    pub missing: String,
+    pub reason: String,
+}
+
 /// A sample line and the field values it must give.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -155,6 +176,18 @@ pub struct Definition {
     /// `json`: a key holding an array of records (`items` of a Kubernetes List).
     #[serde(default)]
     pub envelope: Option<String>,
+    /// `envelope`: how records are written when they are not JSON or lines
+    /// (`csv` with a header, `splunk_xml`); each becomes a JSON object.
+    #[serde(default)]
+    pub syntax: Option<super::tabular::Syntax>,
+    /// `json`, `envelope`: records that match but hold no line, skipped
+    /// with a reason; detection counts them for half.
+    #[serde(default)]
+    pub skip: Vec<SkipRule>,
+    /// `envelope`: the `message` is an encoded payload, read as an input of
+    /// its own (detected, and unwrapped again if it is an envelope).
+    #[serde(default)]
+    pub decode: Option<Decode>,
     /// strftime formats tried before the built-in forms (RFC 3339, epochs, ...).
     #[serde(default)]
     pub timestamp_formats: Vec<String>,
@@ -162,6 +195,11 @@ pub struct Definition {
     pub timestamp_marks: TimestampMarks,
     #[serde(default)]
     pub duration_unit: DurationUnit,
+    /// Why a record without a time cannot be placed, for formats whose
+    /// records never carry a wall-clock time (journalctl's boot-relative
+    /// seconds); counted under this reason instead of `no timestamp`.
+    #[serde(default)]
+    pub untimed: Option<String>,
     /// Fixed values for roles the source does not write (e.g. `level`).
     #[serde(default)]
     pub constants: BTreeMap<Role, String>,

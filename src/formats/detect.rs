@@ -75,13 +75,21 @@ pub fn record_mode(head: &[String]) -> RecordMode {
 /// Whether text is JSON, possibly cut short: a pretty-printed document's
 /// head is, a log line that starts with a bracket (`[2026-10-01T07:58:06Z]
 /// "GET /"`, `[Mon Aug 31 ...]`) is not.
+///
+/// Every value in the text must read, the last one possibly cut short:
+/// `[0] cpu.local: [..]` (Fluent Bit's stdout) and `[   20.888224] host
+/// unit[1]: ..` (journalctl's monotonic time) open with a JSON array, but
+/// what follows it is not JSON.
 fn is_json_text(text: &str) -> bool {
-    let mut values = serde_json::Deserializer::from_str(text).into_iter::<IgnoredAny>();
-    match values.next() {
-        Some(Ok(_)) => true,
-        Some(Err(e)) => e.is_eof(),
-        None => false,
+    let values = serde_json::Deserializer::from_str(text).into_iter::<IgnoredAny>();
+    let mut any = false;
+    for v in values {
+        match v {
+            Ok(_) => any = true,
+            Err(e) => return e.is_eof(),
+        }
     }
+    any
 }
 
 /// Score of one format on the head: the share of non-blank lines it reads,
@@ -94,6 +102,9 @@ pub fn score(
     mode: RecordMode,
 ) -> f64 {
     let f = &cat.formats[index];
+    if let Some(syntax) = f.def.syntax {
+        return tabular_score(f, syntax, head);
+    }
     if mode == RecordMode::Documents {
         return document_score(cat, index, head);
     }
@@ -114,11 +125,25 @@ pub fn score(
         {
             continue;
         }
+        // A text envelope's header line (a variant that captures no line)
+        // says nothing either: `key: 1` could be anything.
+        let text_envelope = f.def.kind == DefinitionKind::Envelope && f.is_text();
+        let envelope_fields = if text_envelope {
+            f.match_line(line)
+        } else {
+            None
+        };
+        if envelope_fields
+            .as_ref()
+            .is_some_and(|fl| !fl.has(Role::Message) && !fl.has(Role::Ts))
+        {
+            continue;
+        }
         total += 1;
         hits += match f.def.kind {
             DefinitionKind::Regex => f.match_line(line).map_or(0.0, |fl| credit(&fl)),
-            DefinitionKind::Envelope if f.is_text() => {
-                if f.match_line(line).is_some_and(|fl| fl.has(Role::Message)) {
+            DefinitionKind::Envelope if text_envelope => {
+                if envelope_fields.is_some_and(|fl| fl.has(Role::Message)) {
                     1.0
                 } else {
                     0.0
@@ -144,6 +169,35 @@ pub fn score(
     }
 }
 
+/// A record's credit, a record that a `skip` rule drops (a statistics row)
+/// counting for half: it is this format, but holds no line.
+fn record_credit(f: &super::compile::Format, record: &Value) -> Option<f64> {
+    let fields = f.match_json(record)?;
+    Some(if f.skip_reason(record).is_some() {
+        UNTIMED_CREDIT
+    } else {
+        credit(&fields)
+    })
+}
+
+/// CSV and XML envelopes: the share of the head's rows the definition reads.
+fn tabular_score(
+    f: &super::compile::Format,
+    syntax: super::tabular::Syntax,
+    head: &[String],
+) -> f64 {
+    let table = super::tabular::read(syntax, &head.join("\n"));
+    if table.rows.is_empty() {
+        return 0.0;
+    }
+    let hits: f64 = table
+        .rows
+        .iter()
+        .map(|r| record_credit(f, &r.value).unwrap_or(0.0))
+        .sum();
+    hits / table.rows.len() as f64
+}
+
 fn json_record_credit(cat: &Catalogue, index: usize, v: &Value) -> f64 {
     let f = &cat.formats[index];
     if let Some(env) = &f.def.envelope {
@@ -153,7 +207,7 @@ fn json_record_credit(cat: &Catalogue, index: usize, v: &Value) -> f64 {
                 .and_then(|i| {
                     super::compile::envelope_records(i)
                         .first()
-                        .and_then(|r| f.match_json(r).map(|fl| credit(&fl)))
+                        .and_then(|r| record_credit(f, r))
                 })
                 .unwrap_or(0.0);
         }
@@ -167,7 +221,7 @@ fn json_record_credit(cat: &Catalogue, index: usize, v: &Value) -> f64 {
     };
     super::compile::envelope_records(v)
         .first()
-        .and_then(|r| f.match_json(r).map(|fl| credit(&fl)))
+        .and_then(|r| record_credit(f, r))
         .unwrap_or(0.0)
 }
 
@@ -190,7 +244,9 @@ fn document_score(cat: &Catalogue, index: usize, head: &[String]) -> f64 {
             if f.def.require.is_empty() || f.def.require.iter().any(is_index) {
                 return 0.0;
             }
-            let env_ok = f.def.envelope.as_deref().is_none_or(has_key);
+            // A bare array of records (Splunk 4) stands for the envelope's array.
+            let bare_array = text.trim_start().starts_with('[');
+            let env_ok = bare_array || f.def.envelope.as_deref().is_none_or(has_key);
             if env_ok && f.def.require.iter().all(|k| has_key(k)) {
                 1.0
             } else {
@@ -316,14 +372,17 @@ mod tests {
         assert_eq!(record_mode(&head[..2]), RecordMode::Documents);
     }
 
-    /// Regression: Envoy and Apache error lines start with `[` and were taken
-    /// for pretty-printed JSON.
+    /// Regression: Envoy and Apache error lines, Fluent Bit's stdout and
+    /// journalctl's monotonic lines start with `[` and were taken for
+    /// pretty-printed JSON.
     #[test]
     fn log_lines_that_start_with_a_bracket_are_lines() {
         for first in [
             "[2026-10-01T07:58:06.113Z] \"GET / HTTP/1.1\" 200 - 0 2 1 1 \"-\" \"curl/8\"",
             "[Thu Oct 01 07:58:06.113 2026] [core:error] [pid 7] AH00135: Invalid method",
             "[01/Oct/2026:07:58:06 +0000] [php:warn] [pid 7] warning",
+            "[0] api.app: [1790841486.113456, {\"log\"=>\"pool timeout\"}]",
+            "[   20.888224] node-3 systemd[1]: Started api.service.",
         ] {
             assert_eq!(
                 record_mode(&[first.to_string()]),

@@ -20,12 +20,15 @@ mod kinds;
 mod mismatch;
 mod role;
 mod rules;
+pub mod tabular;
 mod template;
 mod versions;
 
 pub use catalogue::{load_definition, Catalogue, CatalogueError};
 pub use compile::{array_records, envelope_records, lookup, Fields, Format};
-pub use definition::{Definition, DefinitionKind, DurationUnit, Produces, TimestampMarks};
+pub use definition::{
+    Decode, Definition, DefinitionKind, DurationUnit, Produces, SkipRule, TimestampMarks,
+};
 pub use detect::{detect, record_mode, Detection, RecordMode, MIN_SCORE};
 pub use error::FormatError;
 pub use kinds::{Extractor, Skip};

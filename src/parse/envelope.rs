@@ -27,7 +27,9 @@ use crate::event::{Event, EventSink, Level, LogRecord, Origin};
 use crate::formats::{
     detect, envelope_records, Catalogue, DefinitionKind, Fields, Format, RecordMode, Role,
 };
-use crate::read::Lines;
+use crate::formats::{tabular, Decode};
+use crate::read::{Input, Lines};
+use std::io::Cursor;
 
 /// Inner lines looked at to detect their format.
 const INNER_HEAD: usize = 200;
@@ -48,17 +50,27 @@ struct Unwrapper<'f, 'i> {
     pending: Option<Wrapped>,
     /// `formats check --fields`: the envelope's own fields of every record,
     /// so that what a definition reads can be checked without the inner format.
+    /// With `decode`, the fields of the payload's records instead.
     inspect: Option<Inspect<'i>>,
+    /// The input's position in the run.
+    index: u32,
 }
 
 impl Unwrapper<'_, '_> {
     /// Fields of one envelope record -> a finished record, or `None` while
     /// a partial line waits for its end.
     fn push(&mut self, f: &Fields<'_>, origin: Origin) -> Option<Wrapped> {
-        if let Some(show) = self.inspect.as_mut() {
+        if let Some(show) = self
+            .inspect
+            .as_mut()
+            .filter(|_| self.format.def.decode.is_none())
+        {
             show(origin, f);
         }
         let mut inner = f.get(Role::Message).unwrap_or("").to_string();
+        if let Some(ts) = f.get(Role::Ts) {
+            inner = join_runtime_chunks(inner, ts);
+        }
         // Docker keeps the line's newline inside the record.
         while inner.ends_with(['\n', '\r']) {
             inner.pop();
@@ -86,6 +98,109 @@ impl Unwrapper<'_, '_> {
             None
         } else {
             Some(rec)
+        }
+    }
+
+    /// Hand a finished record on: its line to the inner parser, or with
+    /// `decode` its payload to a reading of its own.
+    fn take<S: EventSink>(
+        &mut self,
+        w: Wrapped,
+        parser: &mut InnerParser<'_>,
+        stats: &mut InputStats,
+        sink: &mut S,
+    ) {
+        match self.format.def.decode {
+            Some(Decode::Base64) => self.decoded(w, parser, stats, sink),
+            None => parser.take(w, stats, sink),
+        }
+    }
+
+    /// A base64 payload (gzip inside is recognised by its magic) is read as
+    /// an input of its own: detected, and unwrapped again if it is an
+    /// envelope (a CloudWatch subscription message, a Cloud Logging entry).
+    /// Its records count as this input's, at the line of the record that
+    /// carried them. A payload no format reads is the inner line itself.
+    fn decoded<S: EventSink>(
+        &mut self,
+        w: Wrapped,
+        parser: &mut InnerParser<'_>,
+        stats: &mut InputStats,
+        sink: &mut S,
+    ) {
+        let line = w.origin.line;
+        let Some(bytes) = decode_base64(&w.inner) else {
+            for _ in 0..w.lines {
+                stats.skip(line, "the payload is not base64", "");
+            }
+            return;
+        };
+        let opts = ParseOptions {
+            threads: 1,
+            progress: None,
+            ..parser.opts.clone()
+        };
+        let payload =
+            |bytes: Vec<u8>| Input::from_reader("payload".into(), Box::new(Cursor::new(bytes)));
+        let mut events: Vec<Event> = Vec::new();
+        let mut show = self.inspect.as_mut();
+        let mut remap = |o: Origin, f: &Fields<'_>| {
+            if let Some(s) = show.as_mut() {
+                s(Origin { line, ..o }, f);
+            }
+        };
+        let read = payload(bytes.clone())
+            .map_err(ParseError::from)
+            .and_then(|input| {
+                super::parse_input_inspect(
+                    input,
+                    self.index,
+                    parser.cat,
+                    &opts,
+                    &mut events,
+                    Some(&mut remap),
+                )
+            });
+        match read {
+            Ok(mut sub) => {
+                for b in &mut sub.bad_lines {
+                    b.line = line;
+                }
+                let inner = match sub.inner_format.take() {
+                    Some(i) => format!("{} > {i}", sub.format),
+                    None => std::mem::take(&mut sub.format),
+                };
+                stats.inner_format.get_or_insert(inner);
+                stats.merge(sub);
+                for mut ev in events {
+                    ev.origin_mut().line = line;
+                    sink.push(ev);
+                }
+            }
+            // Not a format of its own (Firehose's `Hello World`): the line.
+            Err(ParseError::UnknownFormat { .. } | ParseError::Empty { .. }) => {
+                let text: Vec<String> = match payload(bytes) {
+                    Ok(input) => input
+                        .lines()
+                        .map_while(Result::ok)
+                        .map(|(_, l)| l)
+                        .collect(),
+                    Err(_) => Vec::new(),
+                };
+                let inner = text.join("\n");
+                let mut f = Fields::default();
+                if let Some(ts) = &w.ts {
+                    f.set(Role::Ts, Cow::Borrowed(ts.as_str()));
+                }
+                f.set(Role::Message, Cow::Borrowed(inner.as_str()));
+                remap(w.origin, &f);
+                parser.take(Wrapped { inner, ..w }, stats, sink);
+            }
+            Err(_) => {
+                for _ in 0..w.lines {
+                    stats.skip(line, "the payload does not read", "");
+                }
+            }
         }
     }
 
@@ -122,6 +237,7 @@ pub(super) fn parse<S: EventSink>(
         format,
         pending: None,
         inspect,
+        index,
     };
     let mut parser = InnerParser {
         cat,
@@ -144,9 +260,13 @@ pub(super) fn parse<S: EventSink>(
         }
         if format.is_text() {
             match format.match_line(line) {
+                // A variant that captures no line is a header (Grafana's meta lines).
+                Some(f) if !f.has(Role::Message) && !f.has(Role::Ts) => {
+                    stats.parsed_without_event()
+                }
                 Some(f) => {
                     if let Some(w) = un.push(&f, origin) {
-                        parser.take(w, stats, sink);
+                        un.take(w, &mut parser, stats, sink);
                     }
                 }
                 None => stats.skip(n, "does not match the envelope", line),
@@ -162,16 +282,63 @@ pub(super) fn parse<S: EventSink>(
             stats.parsed_without_event();
         }
         for r in &recs {
-            match format.match_json(r) {
-                Some(f) => {
+            match (format.match_json(r), format.skip_reason(r)) {
+                (Some(_), Some(reason)) => stats.skip(n, reason, line),
+                (Some(f), None) => {
                     if let Some(w) = un.push(&f, origin) {
-                        parser.take(w, stats, sink);
+                        un.take(w, &mut parser, stats, sink);
                     }
                 }
-                None => stats.skip(n, "a required field is missing", line),
+                (None, _) => stats.skip(n, "a required field is missing", line),
             }
         }
     };
+    if let Some(syntax) = format.def.syntax {
+        let mut text = head
+            .iter()
+            .map(|(_, l)| l.as_str())
+            .collect::<Vec<_>>()
+            .join("\n");
+        text.push('\n');
+        text.push_str(&lines.rest_to_string()?);
+        let table = tabular::read(syntax, &text);
+        for n in table.blank {
+            stats.skip(n, "blank line", "");
+        }
+        for _ in table.header {
+            stats.parsed_without_event();
+        }
+        for (n, reason) in table.bad {
+            stats.skip(n, reason, "");
+        }
+        for row in table.rows {
+            let origin = Origin {
+                input: index,
+                line: row.line,
+            };
+            let reason = match (
+                format.match_json(&row.value),
+                format.skip_reason(&row.value),
+            ) {
+                (Some(_), Some(reason)) => Some(reason),
+                (Some(f), None) => {
+                    if let Some(mut w) = un.push(&f, origin) {
+                        w.lines += row.lines - 1;
+                        un.take(w, &mut parser, stats, sink);
+                    }
+                    None
+                }
+                (None, _) => Some("a required field is missing"),
+            };
+            if let Some(reason) = reason {
+                for _ in 0..row.lines {
+                    stats.skip(row.line, reason, "");
+                }
+            }
+        }
+        parser.flush(stats, sink);
+        return Ok(());
+    }
     match mode {
         RecordMode::Lines => {
             for (n, line) in &head {
@@ -191,6 +358,7 @@ pub(super) fn parse<S: EventSink>(
                 .join("\n");
             text.push('\n');
             text.push_str(&lines.rest_to_string()?);
+            let text = super::console::console_to_json(&text).unwrap_or(text);
             let idx = super::LineIndex::new(&text);
             let mut docs: Vec<&RawValue> = Vec::new();
             let mut stream = serde_json::Deserializer::from_str(&text).into_iter::<&RawValue>();
@@ -212,7 +380,10 @@ pub(super) fn parse<S: EventSink>(
             }
             for raw in docs {
                 let items: Vec<&RawValue> = match format.def.envelope.as_deref() {
-                    Some(env) => raw_path(raw, env).unwrap_or_else(|| vec![raw]),
+                    // Splunk 4 writes its results as a bare array, without the key.
+                    Some(env) => raw_path(raw, env)
+                        .or_else(|| serde_json::from_str(raw.get()).ok())
+                        .unwrap_or_else(|| vec![raw]),
                     // A document that is an array (`gcloud logging read --format=json`) is its records.
                     None => serde_json::from_str(raw.get()).unwrap_or_else(|_| vec![raw]),
                 };
@@ -226,8 +397,13 @@ pub(super) fn parse<S: EventSink>(
                         continue;
                     };
                     for record in envelope_records(&value) {
-                        match format.match_json(&record).map(|f| un.push(&f, origin)) {
-                            Some(Some(w)) => parser.take(w, stats, sink),
+                        let matched = format.match_json(&record);
+                        if let (Some(_), Some(reason)) = (&matched, format.skip_reason(&record)) {
+                            stats.skip(origin.line, reason, "");
+                            continue;
+                        }
+                        match matched.map(|f| un.push(&f, origin)) {
+                            Some(Some(w)) => un.take(w, &mut parser, stats, sink),
                             Some(None) => {}
                             None => stats.skip(origin.line, "a required field is missing", ""),
                         }
@@ -237,10 +413,48 @@ pub(super) fn parse<S: EventSink>(
         }
     }
     if let Some(w) = un.pending.take() {
-        parser.take(w, stats, sink);
+        un.take(w, &mut parser, stats, sink);
     }
     parser.flush(stats, sink);
     Ok(())
+}
+
+/// Standard or URL-safe base64, padded or not, whitespace ignored.
+fn decode_base64(text: &str) -> Option<Vec<u8>> {
+    use base64::engine::general_purpose::{STANDARD, STANDARD_NO_PAD, URL_SAFE, URL_SAFE_NO_PAD};
+    use base64::Engine;
+    let compact: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+    [STANDARD, STANDARD_NO_PAD, URL_SAFE, URL_SAFE_NO_PAD]
+        .iter()
+        .find_map(|e| e.decode(&compact).ok())
+}
+
+/// How much of a line a container runtime writes per chunk.
+const RUNTIME_CHUNK: usize = 16 * 1024;
+
+/// A line longer than 16 KiB that Docker wrote in chunks, each opened with
+/// the line's timestamp (a TTY container's `docker logs --timestamps`):
+/// the repeated timestamps at the chunk ends are dropped.
+///
+/// ```text
+/// 2026-10-01T07:58:06.1Z aaaa(16 KiB)2026-10-01T07:58:06.1Z a -> aaaa(16 KiB)a
+/// ```
+fn join_runtime_chunks(line: String, ts: &str) -> String {
+    let repeat = format!("{ts} ");
+    let mut rest = line.as_str();
+    let mut out = String::new();
+    while rest.len() > RUNTIME_CHUNK
+        && rest.is_char_boundary(RUNTIME_CHUNK)
+        && rest[RUNTIME_CHUNK..].starts_with(&repeat)
+    {
+        out.push_str(&rest[..RUNTIME_CHUNK]);
+        rest = &rest[RUNTIME_CHUNK + repeat.len()..];
+    }
+    if out.is_empty() {
+        return line;
+    }
+    out.push_str(rest);
+    out
 }
 
 /// The elements of a top-level array read one by one, so that an array
@@ -352,8 +566,8 @@ impl InnerParser<'_> {
         let events = match events {
             Some(evs) if !evs.is_empty() => evs,
             // Not the inner format (or none was found): a plain log record at the envelope's time.
-            _ => match w.ts.as_deref().and_then(|t| self.envelope_times.parse(t)) {
-                Some(ts) => vec![Event::Log(LogRecord {
+            _ => match w.ts.as_deref().map(|t| self.envelope_times.parse(t)) {
+                Some(Some(ts)) => vec![Event::Log(LogRecord {
                     ts,
                     origin: w.origin,
                     level: level_in(&w.inner),
@@ -363,13 +577,18 @@ impl InnerParser<'_> {
                     instance: w.instance.clone().map(Into::into),
                     tenant: None,
                 })],
+                // A time that does not read is a bad record.
+                Some(None) => {
+                    for _ in 0..w.lines {
+                        stats.skip(w.origin.line, "unreadable timestamp in the envelope", "");
+                    }
+                    return;
+                }
+                // No time at all (Fluent Bit's multiline records): read, but
+                // it cannot be placed on the timeline.
                 None => {
                     for _ in 0..w.lines {
-                        stats.skip(
-                            w.origin.line,
-                            "no timestamp in the envelope or the line",
-                            "",
-                        );
+                        stats.parsed_unplaced("no timestamp in the envelope or the line");
                     }
                     return;
                 }
@@ -407,4 +626,32 @@ fn level_in(line: &str) -> Level {
         }
     }
     Level::Info
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn runtime_chunks_of_a_long_line_are_joined() {
+        let ts = "2026-10-01T07:58:06.113456789Z";
+        let a = "a".repeat(RUNTIME_CHUNK);
+        let cases = [
+            ("short", "GET /a 200".to_string(), "GET /a 200".to_string()),
+            ("two chunks", format!("{a}{ts} b"), format!("{a}b")),
+            (
+                "three chunks",
+                format!("{a}{ts} {a}{ts} c"),
+                format!("{a}{a}c"),
+            ),
+            (
+                "another time",
+                format!("{a}2026-10-01T07:58:07Z b"),
+                format!("{a}2026-10-01T07:58:07Z b"),
+            ),
+        ];
+        for (name, line, want) in cases {
+            assert_eq!(join_runtime_chunks(line, ts), want, "{name}");
+        }
+    }
 }

@@ -10,6 +10,7 @@
 //!   -> Event::Request(Request { ts: 07:56:52.583Z, route: "/api/v1/accounts/{id}/...", tenant: "acct-4411", .. })
 //! ```
 
+mod console;
 mod envelope;
 mod error;
 mod record;
@@ -223,7 +224,17 @@ pub fn parse_input_inspect<S: EventSink>(
             break;
         }
     }
-    let head_text: Vec<String> = head.iter().map(|(_, l)| l.clone()).collect();
+    let mut head_text: Vec<String> = head.iter().map(|(_, l)| l.clone()).collect();
+    // Kibana console output is JSON once its literals are: read it as such.
+    if let Some(json) = console::console_to_json(&head_text.join("\n")) {
+        let lines: Vec<String> = json.split('\n').map(str::to_string).collect();
+        if lines.len() == head.len() && record_mode(&lines) == RecordMode::Documents {
+            for (h, l) in head.iter_mut().zip(&lines) {
+                h.1.clone_from(l);
+            }
+            head_text = lines;
+        }
+    }
     if head_text.iter().all(|l| l.trim().is_empty()) {
         return Err(ParseError::Empty { path: stats.path });
     }
@@ -308,6 +319,7 @@ pub fn parse_input_inspect<S: EventSink>(
             let mut text = head_text.join("\n");
             text.push('\n');
             text.push_str(&lines.rest_to_string()?);
+            let text = console::console_to_json(&text).unwrap_or(text);
             parse_documents(
                 format,
                 &mut reader,
@@ -368,7 +380,7 @@ impl LineCx<'_, '_> {
                     sink.push(ev);
                 }
                 // Read, but no time to place it on the timeline.
-                (Ok(None), Some(reason)) => stats.parsed_unplaced(reason),
+                (Ok(None), Some(reason)) => stats.parsed_unplaced(&reason),
                 (Ok(None), None) => stats.parsed_without_event(),
                 (Err(reason), _) => stats.skip(n, reason, line),
             }
@@ -376,14 +388,16 @@ impl LineCx<'_, '_> {
         }
         let parsed = parse_line(self.format, self.reader, self.cat, self.times, line, origin);
         // A record without a time, or a code kind's record without one.
-        let unplaced = self
-            .times
-            .take_unplaced()
-            .or_else(|| self.reader.as_mut().and_then(|r| r.unplaced()));
+        let unplaced = self.times.take_unplaced().or_else(|| {
+            self.reader
+                .as_mut()
+                .and_then(|r| r.unplaced())
+                .map(String::from)
+        });
         match (parsed, unplaced) {
             // Understood, but no time to place it on the timeline, or no
             // record in it (a CSV header): read, not skipped.
-            (Ok(events), Some(reason)) if events.is_empty() => stats.parsed_unplaced(reason),
+            (Ok(events), Some(reason)) if events.is_empty() => stats.parsed_unplaced(&reason),
             (Ok(events), None) if events.is_empty() => stats.parsed_without_event(),
             // A line with several records (a JSON document) counts each one.
             (Ok(events), _) => {
@@ -414,7 +428,7 @@ impl LineCx<'_, '_> {
                     stats.parsed_at(ev.ts());
                     sink.push(ev);
                 }
-                (Ok(None), Some(reason)) => stats.parsed_unplaced(reason),
+                (Ok(None), Some(reason)) => stats.parsed_unplaced(&reason),
                 (Ok(None), None) => stats.parsed_without_event(),
                 (Err(reason), _) => stats.skip(last, reason, ""),
             }
@@ -754,10 +768,10 @@ fn parse_documents(
             // A record without a time, or a code kind's snapshot without one.
             let unplaced = times
                 .take_unplaced()
-                .or_else(|| reader.as_mut().and_then(|r| r.unplaced()));
+                .or_else(|| reader.as_mut().and_then(|r| r.unplaced()).map(String::from));
             match (parsed, unplaced) {
                 // Read, but without a time to place it on the timeline.
-                (Ok(events), Some(reason)) if events.is_empty() => stats.parsed_unplaced(reason),
+                (Ok(events), Some(reason)) if events.is_empty() => stats.parsed_unplaced(&reason),
                 (Ok(events), None) if events.is_empty() => {
                     stats.skip(origin.line, "no records in document", "")
                 }

@@ -27,7 +27,7 @@ pub struct Builder<'i> {
     pub inspect: Option<Inspect<'i>>,
     /// Set when a record was read but has no time to place it on the
     /// timeline: it counts as parsed, and gives no event.
-    unplaced: Option<&'static str>,
+    unplaced: Option<String>,
 }
 
 impl<'i> Builder<'i> {
@@ -53,14 +53,15 @@ impl<'i> Builder<'i> {
             f(origin, fields);
         }
         if let Some(reason) = fields.untimed() {
-            self.unplaced = Some(reason);
+            // A format whose records never carry a wall-clock time says why.
+            self.unplaced = Some(format.def.untimed.as_deref().unwrap_or(reason).to_string());
             return Ok(None);
         }
         build(format, rules, &mut self.times, fields, record, origin).map(Some)
     }
 
     /// Why the records built since the last call gave no event, if one had no time.
-    pub fn take_unplaced(&mut self) -> Option<&'static str> {
+    pub fn take_unplaced(&mut self) -> Option<String> {
         self.unplaced.take()
     }
 }

@@ -1,4 +1,5 @@
-//! Opening inputs: paths to readers, decompressing by magic bytes.
+//! Opening inputs: paths to readers, decompressing by magic bytes and
+//! unframing Docker Engine API log streams by their headers.
 
 use flate2::read::MultiGzDecoder;
 use std::fs::{self, File};
@@ -16,7 +17,7 @@ const READ_BUFFER: usize = 256 * 1024;
 pub struct Input {
     /// The path as given (or found in a directory), `-` for stdin.
     pub name: String,
-    /// `gzip`, `zstd` or `none`.
+    /// `gzip`, `zstd`, `docker-stream` (Docker Engine API frames) or `none`.
     pub compression: &'static str,
     /// Found by walking a directory rather than named: a file there that is
     /// not a log is passed over with a note instead of stopping the run.
@@ -56,6 +57,15 @@ impl Input {
                     message: e.to_string(),
                 })?;
             ("zstd", Box::new(BufReader::with_capacity(READ_BUFFER, dec)))
+        } else if super::docker_stream::is_docker_stream(magic) {
+            // Not compression but framing: the payloads are the text.
+            (
+                "docker-stream",
+                Box::new(BufReader::with_capacity(
+                    READ_BUFFER,
+                    super::docker_stream::DockerStream::new(buffered),
+                )),
+            )
         } else {
             ("none", Box::new(buffered))
         };

@@ -1,5 +1,6 @@
 //! Reading inputs: files, directories (recursively), standard input, and
-//! gzip/zstd streams recognised by their magic bytes whatever their name.
+//! gzip/zstd streams recognised by their magic bytes whatever their name,
+//! and Docker Engine API log streams recognised by their frame headers.
 //!
 //! In: the paths given on the command line. Out: one [`Input`] per file or
 //! stream, whose [`Lines`] yield `(line number, text)` with CRLF and a BOM
@@ -9,6 +10,7 @@
 //! ["samples/bulk-export", "-"] -> [Input "samples/bulk-export/access.log.gz", ..., Input "<stdin>"]
 //! ```
 
+mod docker_stream;
 mod error;
 mod input;
 mod lines;

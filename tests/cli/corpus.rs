@@ -9,6 +9,8 @@
 //!   "expect": {"1": {"status": "200"}}}]}` — `negative` lists the first
 //! lines of entries that must be skipped, `expect` maps an entry's first
 //! line to raw field values (roles, or `label.NAME` for labels).
+//! `"format": null` says the file is no format at all (negative vectors):
+//! detection must refuse it with the unknown-format diagnostic.
 
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -46,6 +48,12 @@ fn corpus_files_are_detected_parsed_and_give_their_fields() {
             let file = case["file"].as_str().expect("file");
             let path = dir.join(file).display().to_string();
             let (code, out, err) = run(&["formats", "check", "--json", &path]);
+            if case["format"].is_null() {
+                assert_ne!(code, 0, "{exp_file}: {file}: detected: {out}");
+                assert!(err.contains("unknown_format"), "{exp_file}: {file}: {err}");
+                checked += 1;
+                continue;
+            }
             assert_eq!(code, 0, "{exp_file}: {file}: {err}");
             let v: Value = serde_json::from_str(out.trim()).expect("one JSON object");
             assert_eq!(v["format"], case["format"], "{exp_file}: {file}: {v}");

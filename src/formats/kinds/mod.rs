@@ -11,7 +11,7 @@
 mod argocd;
 mod capture;
 mod cloudwatch;
-mod csv_rows;
+pub(crate) mod csv_rows;
 mod datadog;
 mod ecs;
 mod elb;
