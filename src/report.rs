@@ -247,10 +247,11 @@ pub fn build(
             ));
         }
     }
-    if agg.paths_bounded {
+    if agg.path_sample_rate() > 1 {
         warnings.push(format!(
-            "more than {} distinct (tenant, path) pairs: retry detection tracked only the first ones",
-            crate::aggregate::MAX_TRACKED_PATHS
+            "more than {} distinct (tenant, path) pairs: retry detection kept 1 path in {} (chosen by hash), so its path counts are estimates",
+            crate::aggregate::MAX_TRACKED_PATHS,
+            agg.path_sample_rate()
         ));
     }
 

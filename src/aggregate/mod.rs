@@ -13,6 +13,7 @@
 
 mod cell;
 mod intern;
+mod paths;
 mod recent;
 mod table;
 
@@ -27,11 +28,12 @@ use crate::event::{
     RequestKind, Signal, VersionBanner,
 };
 use intern::Interner;
+use paths::PathSample;
 use recent::Recent;
 
-/// Distinct (tenant, path) pairs remembered for retry detection; past this
-/// new pairs are not tracked and the report says so.
-pub const MAX_TRACKED_PATHS: usize = 250_000;
+/// Distinct (tenant, path) pairs kept exactly for retry detection; past
+/// this they are sampled, and the report says so.
+pub use paths::CAP as MAX_TRACKED_PATHS;
 
 /// A dimension requests are split by.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -44,14 +46,6 @@ pub enum Dim {
 
 impl Dim {
     pub const ALL: [Dim; 4] = [Dim::Tenant, Dim::Integration, Dim::Instance, Dim::Route];
-}
-
-/// Where a path was requested: first and last second and how often.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct PathSeen {
-    pub first: i64,
-    pub last: i64,
-    pub count: u32,
 }
 
 /// One metric series.
@@ -105,8 +99,7 @@ pub struct Aggregates {
     /// later second starts, and by `merge` and `finish`.
     recent: Recent,
     tenant_integration: HashMap<(u32, u32), u64>,
-    paths: HashMap<(u32, u64), PathSeen>,
-    pub paths_bounded: bool,
+    paths: PathSample,
     signals: BTreeMap<(Signal, u32, i64), SignalCount>,
     quotes: BTreeMap<(Signal, u32), Quote>,
     levels: BTreeMap<i64, [u32; 6]>,
@@ -248,23 +241,7 @@ impl Aggregates {
             .tenant_integration
             .entry((tenant, integration))
             .or_insert(0) += 1;
-        let key = (tenant, r.path_hash);
-        if let Some(p) = self.paths.get_mut(&key) {
-            p.first = p.first.min(s);
-            p.last = p.last.max(s);
-            p.count += 1;
-        } else if self.paths.len() < MAX_TRACKED_PATHS {
-            self.paths.insert(
-                key,
-                PathSeen {
-                    first: s,
-                    last: s,
-                    count: 1,
-                },
-            );
-        } else {
-            self.paths_bounded = true;
-        }
+        self.paths.add(tenant, r.path_hash, s);
     }
 
     /// A request's arrival and/or outcome in second `s`: staged when `s` is
@@ -376,19 +353,7 @@ impl Aggregates {
         for ((t, i), n) in other.tenant_integration {
             *self.tenant_integration.entry((id(t), id(i))).or_insert(0) += n;
         }
-        for ((t, h), p) in other.paths {
-            let key = (id(t), h);
-            if let Some(q) = self.paths.get_mut(&key) {
-                q.first = q.first.min(p.first);
-                q.last = q.last.max(p.last);
-                q.count += p.count;
-            } else if self.paths.len() < MAX_TRACKED_PATHS {
-                self.paths.insert(key, p);
-            } else {
-                self.paths_bounded = true;
-            }
-        }
-        self.paths_bounded |= other.paths_bounded;
+        self.paths.merge(other.paths, id);
         for ((sig, inst, s), c) in other.signals {
             let e = self
                 .signals
@@ -613,21 +578,15 @@ impl Aggregates {
     /// A tenant's paths: how many it sent in `after`, and how many of those
     /// it had already sent before `after.start` (re-sent work).
     pub fn resent_paths(&self, tenant: &str, after: Span) -> (u64, u64) {
-        let Some(t) = self.names.get(tenant) else {
-            return (0, 0);
-        };
-        let mut in_window = 0u64;
-        let mut resent = 0u64;
-        for (&(tt, _), p) in &self.paths {
-            if tt != t || p.last < after.start || p.first >= after.end {
-                continue;
-            }
-            in_window += 1;
-            if p.first < after.start {
-                resent += 1;
-            }
+        match self.names.get(tenant) {
+            Some(t) => self.paths.resent(t, after.start, after.end),
+            None => (0, 0),
         }
-        (in_window, resent)
+    }
+
+    /// One in how many paths retry detection kept (1: all of them).
+    pub fn path_sample_rate(&self) -> u64 {
+        self.paths.rate()
     }
 
     /// Per-value statistics of one dimension in a window and a baseline.

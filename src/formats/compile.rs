@@ -24,6 +24,8 @@ pub struct Format {
     /// Where the definition came from (`access/nginx_combined.json`).
     pub file: String,
     pub templates: Vec<Template>,
+    /// Per template, the part it can go on from after the one before failed.
+    template_resume: Vec<usize>,
     pub patterns: Vec<Pattern>,
 }
 
@@ -42,6 +44,10 @@ impl<'a> Fields<'a> {
 
     pub fn set(&mut self, role: Role, value: Cow<'a, str>) {
         self.values[role.index()] = Some(value);
+    }
+
+    pub fn clear(&mut self, role: Role) {
+        self.values[role.index()] = None;
     }
 
     pub fn has(&self, role: Role) -> bool {
@@ -182,6 +188,9 @@ impl Format {
         Ok(Format {
             def,
             file: file.to_string(),
+            template_resume: std::iter::once(0)
+                .chain(templates.windows(2).map(|w| w[1].resume_after(&w[0])))
+                .collect(),
             templates,
             patterns,
         })
@@ -199,12 +208,57 @@ impl Format {
 
     /// Fields of one line for a `regex` format; `None` when no variant matches.
     pub fn match_line<'a>(&self, line: &'a str) -> Option<Fields<'a>> {
-        for t in &self.templates {
-            if let Some(mut fields) = t.match_line(line) {
-                apply_constants(&self.def, &mut fields);
-                return Some(fields);
+        let mut fields = Fields::default();
+        self.match_line_into(line, &mut fields).then_some(fields)
+    }
+
+    /// [`Format::match_line`] into `fields` (empty on entry, cleared on a
+    /// miss): the fast path fills one `Fields` in place instead of moving it.
+    pub fn match_line_into<'a>(&self, line: &'a str, fields: &mut Fields<'a>) -> bool {
+        // Templates are tried in order; one that shares its first parts
+        // with the one before goes on from where that one got to.
+        let mut carry: Option<usize> = None;
+        for (i, t) in self.templates.iter().enumerate() {
+            let (from, pos) = match carry.take() {
+                Some(pos) => (self.template_resume[i], pos),
+                None if i == 0 => (0, 0),
+                None => {
+                    *fields = Fields::default();
+                    (0, 0)
+                }
+            };
+            let mark = self
+                .template_resume
+                .get(i + 1)
+                .copied()
+                .filter(|&r| r > 0 && r >= from);
+            match t.match_into(line, from, pos, fields, mark) {
+                Ok(()) => {
+                    apply_constants(&self.def, fields);
+                    return true;
+                }
+                Err(Some(pos)) => {
+                    if let Some(r) = mark {
+                        for role in t.roles_from(r) {
+                            fields.clear(role);
+                        }
+                    }
+                    carry = Some(pos);
+                }
+                Err(None) => {}
             }
         }
+        if !self.templates.is_empty() {
+            *fields = Fields::default();
+        }
+        if let Some(f) = self.match_patterns(line) {
+            *fields = f;
+            return true;
+        }
+        false
+    }
+
+    fn match_patterns<'a>(&self, line: &'a str) -> Option<Fields<'a>> {
         for p in &self.patterns {
             if let Some(caps) = p.regex.captures(line) {
                 let mut fields = Fields::default();
@@ -321,6 +375,54 @@ impl Format {
 /// A JSON record's fields by a definition's `fields` mapping (shared by the
 /// `json` kind and kinds that build a JSON-like record, such as `logfmt`);
 /// `None` when a required key is missing or an excluded one is present.
+/// The top-level keys of a record as a 64-bit set of hashes: a key whose
+/// bit is clear is not there, found without searching the object. A JSON
+/// definition tries dozens of candidate keys on records that hold a handful;
+/// most tries end here.
+#[derive(Clone, Copy, Debug)]
+pub struct KeySet(u64);
+
+impl KeySet {
+    pub fn of(record: &Value) -> KeySet {
+        match record {
+            Value::Object(m) => KeySet(m.keys().fold(0, |acc, k| acc | key_bit(k))),
+            // Arrays are walked by index: no filter.
+            _ => KeySet(u64::MAX),
+        }
+    }
+
+    /// Whether [`lookup`] of `key` may find something: the key itself, or
+    /// the first segment of its path, is there.
+    pub fn may_hold(self, key: &str) -> bool {
+        if self.0 & key_bit(key) != 0 {
+            return true;
+        }
+        match key.split_once('.') {
+            Some((first, _)) => self.0 & key_bit(first) != 0,
+            None => false,
+        }
+    }
+}
+
+fn key_bit(k: &str) -> u64 {
+    let b = k.as_bytes();
+    let h = (b.len() as u64)
+        .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+        .wrapping_add(u64::from(b.first().copied().unwrap_or(0)) << 8)
+        .wrapping_add(u64::from(b.last().copied().unwrap_or(0)))
+        .wrapping_add(u64::from(b.get(1).copied().unwrap_or(0)) << 16)
+        .wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    1 << (h >> 58)
+}
+
+/// [`lookup`], skipping the search when `keys` says the key is absent.
+pub fn lookup_in<'a>(record: &'a Value, keys: KeySet, key: &str) -> Option<&'a Value> {
+    if !keys.may_hold(key) {
+        return None;
+    }
+    lookup(record, key)
+}
+
 pub fn map_json<'a>(def: &Definition, record: &'a Value) -> Option<Fields<'a>> {
     // CloudWatch Logs Insights writes a row as `[{"field": k, "value": v}, ..]`:
     // read it as the object `{k: v, ..}` it describes.
@@ -331,20 +433,20 @@ pub fn map_json<'a>(def: &Definition, record: &'a Value) -> Option<Fields<'a>> {
     if !record.is_object() && !record.is_array() {
         return None;
     }
+    let present = KeySet::of(record);
     for key in &def.require {
-        lookup(record, key)?;
+        lookup_in(record, present, key)?;
     }
-    if def
-        .exclude
-        .iter()
-        .any(|k| k.split('+').all(|part| lookup(record, part).is_some()))
-    {
+    if def.exclude.iter().any(|k| {
+        k.split('+')
+            .all(|part| lookup_in(record, present, part).is_some())
+    }) {
         return None;
     }
     let mut fields = Fields::default();
     for (role, keys) in &def.fields {
         for key in keys {
-            if let Some(v) = lookup(record, key) {
+            if let Some(v) = lookup_in(record, present, key) {
                 if let Some(text) = scalar_text(v) {
                     fields.set(*role, text);
                     break;
@@ -491,6 +593,19 @@ fn scalar_text(v: &Value) -> Option<Cow<'_, str>> {
 mod tests {
     use super::*;
     use crate::formats::Catalogue;
+
+    #[test]
+    fn key_sets_never_hide_a_key_that_is_there() {
+        let rec = serde_json::json!({"ts": 1, "log.level": "x", "host": {"name": "a"}, "m": 2});
+        let keys = KeySet::of(&rec);
+        for k in ["ts", "log.level", "host.name", "host", "m"] {
+            assert!(keys.may_hold(k), "{k}");
+            assert!(lookup_in(&rec, keys, k).is_some(), "{k}");
+        }
+        assert!(lookup_in(&rec, keys, "absent.key").is_none());
+        let arr = serde_json::json!([1, {"log": "x"}]);
+        assert!(lookup_in(&arr, KeySet::of(&arr), "1.log").is_some());
+    }
 
     #[test]
     fn a_row_of_field_value_pairs_is_read_as_an_object() {

@@ -25,7 +25,7 @@ mod template;
 mod versions;
 
 pub use catalogue::{load_definition, Catalogue, CatalogueError};
-pub use compile::{array_records, envelope_records, lookup, Fields, Format};
+pub use compile::{array_records, envelope_records, lookup, lookup_in, Fields, Format, KeySet};
 pub use definition::{
     Decode, Definition, DefinitionKind, DurationUnit, Produces, SkipRule, TimestampMarks,
 };

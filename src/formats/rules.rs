@@ -65,7 +65,11 @@ struct TenantFile {
 /// Compiled rules.
 #[derive(Debug)]
 pub struct Rules {
-    signal_sets: Vec<(Signal, RegexSet)>,
+    /// Every message pattern of every signal in one set, so a message is
+    /// scanned once, not once per signal; `signal_of_pattern[i]` is pattern
+    /// `i`'s signal and its rank (first listed wins).
+    signals: RegexSet,
+    signal_of_pattern: Vec<(usize, Signal)>,
     health_routes: rustc_hash::FxHashSet<String>,
     probe_agents: Vec<String>,
     pub reconnect_routes: Vec<String>,
@@ -156,16 +160,25 @@ impl Rules {
         let t: TenantFile =
             serde_json::from_str(tenants).map_err(|e| err("tenants.json", e.to_string()))?;
 
-        let mut signal_sets = Vec::new();
-        for (name, patterns) in &s.messages {
+        let mut all_patterns = Vec::new();
+        let mut signal_of_pattern = Vec::new();
+        for (rank, (name, patterns)) in s.messages.iter().enumerate() {
             let signal = signal_named(name)
                 .ok_or_else(|| err("signals.json", format!("unknown signal `{name}`")))?;
-            let set = regex::RegexSetBuilder::new(patterns)
+            // Each on its own first, so an error names the bad pattern's signal.
+            regex::RegexSetBuilder::new(patterns)
                 .case_insensitive(true)
                 .build()
-                .map_err(|e| err("signals.json", e.to_string()))?;
-            signal_sets.push((signal, set));
+                .map_err(|e| err("signals.json", format!("{name}: {e}")))?;
+            for p in patterns {
+                all_patterns.push(p.clone());
+                signal_of_pattern.push((rank, signal));
+            }
         }
+        let signals = regex::RegexSetBuilder::new(&all_patterns)
+            .case_insensitive(true)
+            .build()
+            .map_err(|e| err("signals.json", e.to_string()))?;
         let mut infra_reasons = Vec::new();
         for (name, reasons) in &s.infra_reasons {
             let kind = infra_named(name)
@@ -192,7 +205,8 @@ impl Rules {
             }
         }
         Ok(Rules {
-            signal_sets,
+            signals,
+            signal_of_pattern,
             health_routes: s.health_routes.into_iter().collect(),
             reconnect_routes: s.reconnect_routes,
             probe_agents: s
@@ -218,10 +232,16 @@ impl Rules {
 
     /// The signal a log message carries, if any (first listed wins).
     pub fn signal_of(&self, message: &str) -> Option<Signal> {
-        self.signal_sets
+        // Most messages carry no signal: one scan says so.
+        if !self.signals.is_match(message) {
+            return None;
+        }
+        self.signals
+            .matches(message)
             .iter()
-            .find(|(_, set)| set.is_match(message))
-            .map(|(s, _)| *s)
+            .filter_map(|i| self.signal_of_pattern.get(i))
+            .min_by_key(|(rank, _)| *rank)
+            .map(|(_, s)| *s)
     }
 
     /// Whether a request is a health probe, by its route or its user agent.

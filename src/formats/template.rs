@@ -143,37 +143,94 @@ impl Template {
     /// Cut one line into fields, or `None` if it does not have this shape.
     pub fn match_line<'a>(&self, line: &'a str) -> Option<Fields<'a>> {
         let mut fields = Fields::default();
-        let mut pos = 0;
+        self.match_into(line, 0, 0, &mut fields, None)
+            .ok()
+            .map(|_| fields)
+    }
+
+    /// The part from which this template can go on from `prev`'s state: the
+    /// parts before it are the same in both, so they cut any line the same
+    /// way. A variable's cut depends on the literal after it, so a shared
+    /// variable is cut again unless that literal is shared too.
+    pub fn resume_after(&self, prev: &Template) -> usize {
+        let common = self
+            .parts
+            .iter()
+            .zip(&prev.parts)
+            .take_while(|(a, b)| a == b)
+            .count();
+        // Two equal templates: nothing to share that matters.
+        let common = common.min(self.parts.len().saturating_sub(1));
+        match common.checked_sub(1).map(|i| &self.parts[i]) {
+            Some(Part::Var { .. }) => common - 1,
+            _ => common,
+        }
+    }
+
+    /// The roles the parts from `part` on set: what to clear before another
+    /// template goes on from there.
+    pub fn roles_from(&self, part: usize) -> impl Iterator<Item = Role> + '_ {
+        self.parts.iter().skip(part).filter_map(|p| match p {
+            Part::Var { role, .. } => *role,
+            Part::Lit(_) => None,
+        })
+    }
+
+    /// Cut a line into `fields`, starting at part `from` at byte `pos` (the
+    /// parts before it already cut). On failure, gives the byte position
+    /// before part `mark` if the cut got that far, for the next template to
+    /// go on from (see [`Template::resume_after`]); `fields` then holds
+    /// what was cut, which the caller clears from `mark` on.
+    pub fn match_into<'a>(
+        &self,
+        line: &'a str,
+        from: usize,
+        mut pos: usize,
+        fields: &mut Fields<'a>,
+        mark: Option<usize>,
+    ) -> Result<(), Option<usize>> {
+        let mut marked = None;
         let n = self.parts.len();
-        for i in 0..n {
+        for i in from..n {
+            if mark == Some(i) {
+                marked = Some(pos);
+            }
             match &self.parts[i] {
                 Part::Lit(l) => {
-                    if !has_prefix(&line.as_bytes()[pos..], l.as_bytes()) {
-                        return None;
+                    if !has_prefix(line.as_bytes().get(pos..).unwrap_or_default(), l.as_bytes()) {
+                        return Err(marked);
                     }
                     pos += l.len();
                 }
                 Part::Var { role, quoted } => {
-                    let end = match self.parts.get(i + 1) {
-                        None => line.len(),
+                    let rest = line.get(pos..).unwrap_or_default();
+                    let found = match self.parts.get(i + 1) {
+                        None => Some(rest.len()),
                         Some(Part::Lit(next)) if *quoted && next.starts_with('"') => {
-                            pos + find_unescaped_quote(&line[pos..], &next[1..])?
+                            find_unescaped_quote(rest, &next[1..])
                         }
-                        Some(Part::Lit(next)) => pos + find_literal(&line[pos..], next)?,
-                        Some(Part::Var { .. }) => return None,
+                        Some(Part::Lit(next)) => find_literal(rest, next),
+                        Some(Part::Var { .. }) => None,
                     };
-                    let value = &line[pos..end];
+                    let Some(len) = found else {
+                        return Err(marked);
+                    };
+                    let value = &rest[..len];
                     if let Some(role) = role {
                         if !plausible(*role, value) {
-                            return None;
+                            return Err(marked);
                         }
                         fields.set(*role, Cow::Borrowed(value));
                     }
-                    pos = end;
+                    pos += len;
                 }
             }
         }
-        (pos == line.len()).then_some(fields)
+        if pos == line.len() {
+            Ok(())
+        } else {
+            Err(marked)
+        }
     }
 }
 
@@ -283,6 +340,43 @@ mod tests {
         for (name, line) in cases {
             assert!(t.match_line(line).is_none(), "{name}");
         }
+    }
+
+    /// Templates tried in order give the same fields whether or not the
+    /// next one goes on from where the last one failed.
+    #[test]
+    fn a_template_goes_on_from_the_shared_parts_of_the_one_before() {
+        let long = Template::compile(&format!(
+            "{COMBINED_TIMED} $upstream_response_time $upstream_addr"
+        ))
+        .expect("compiles");
+        let short =
+            Template::compile(&format!("{COMBINED_TIMED} $upstream_addr")).expect("compiles");
+        let r = short.resume_after(&long);
+        assert!(r > 0, "the combined prefix is shared");
+        let line = r#"192.0.2.1 - - [01/Oct/2026:13:26:55 +0530] "GET /a HTTP/1.1" 200 512 "-" "curl/8" 0.120 10.0.0.7:8080"#;
+        let mut fields = Fields::default();
+        let pos = long
+            .match_into(line, 0, 0, &mut fields, Some(r))
+            .expect_err("no upstream time")
+            .expect("got that far");
+        for role in long.roles_from(r).collect::<Vec<_>>() {
+            fields.clear(role);
+        }
+        short
+            .match_into(line, r, pos, &mut fields, None)
+            .expect("the short one reads it");
+        let fresh = short.match_line(line).expect("matches");
+        for role in [
+            Role::Client,
+            Role::Ts,
+            Role::Request,
+            Role::Duration,
+            Role::Instance,
+        ] {
+            assert_eq!(fields.get(role), fresh.get(role), "{role:?}");
+        }
+        assert_eq!(fresh.get(Role::Instance), Some("10.0.0.7:8080"));
     }
 
     #[test]

@@ -285,6 +285,7 @@ pub fn parse_input_inspect<S: EventSink>(
                 reader: &mut reader,
                 times: &mut times,
                 last: None,
+                route_buf: String::new(),
             };
             let mut last = 0;
             for (n, line) in &head {
@@ -347,6 +348,8 @@ struct LineCx<'c, 'i> {
     times: &'c mut Builder<'i>,
     /// Time and instance of the last log record, for its continuation lines.
     last: Option<(Millis, Option<String>, Origin)>,
+    /// Where routes are folded, line after line, without a new string each.
+    route_buf: String,
 }
 
 impl LineCx<'_, '_> {
@@ -366,24 +369,43 @@ impl LineCx<'_, '_> {
         }
         // The hot path: one record per line, no list to allocate.
         if self.format.def.kind == DefinitionKind::Regex {
-            let Some(fields) = self.format.match_line(line) else {
+            let mut fields = crate::formats::Fields::default();
+            if !self.format.match_line_into(line, &mut fields) {
                 stats.skip(n, "does not match the format", line);
                 return;
-            };
-            let built = self
-                .times
-                .build(self.format, &self.cat.rules, &fields, None, origin);
-            match (built, self.times.take_unplaced()) {
-                (Ok(Some(ev)), _) => {
-                    self.remember(&ev);
-                    stats.parsed_at(ev.ts());
-                    sink.push(ev);
-                }
-                // Read, but no time to place it on the timeline.
-                (Ok(None), Some(reason)) => stats.parsed_unplaced(&reason),
-                (Ok(None), None) => stats.parsed_without_event(),
-                (Err(reason), _) => stats.skip(n, reason, line),
             }
+            // Out of `self` while the event borrows it; back after the sink took it.
+            let mut route_buf = std::mem::take(&mut self.route_buf);
+            let built = self.times.build_in(
+                self.format,
+                &self.cat.rules,
+                &fields,
+                None,
+                origin,
+                Some(&mut route_buf),
+            );
+            self.settle(built, n, line, stats, sink);
+            self.route_buf = route_buf;
+            return;
+        }
+        // JSON lines of one record each: the event borrows from the parsed
+        // record and goes to the sink without a copy.
+        if self.format.def.kind == DefinitionKind::Json
+            && self.format.def.envelope.is_none()
+            && line.trim_start().starts_with('{')
+        {
+            let Ok(value) = serde_json::from_str::<Value>(line) else {
+                stats.skip(n, "not valid JSON", line);
+                return;
+            };
+            let Some(fields) = self.format.match_json(&value) else {
+                stats.skip(n, "a required field is missing", line);
+                return;
+            };
+            let built =
+                self.times
+                    .build(self.format, &self.cat.rules, &fields, Some(&value), origin);
+            self.settle(built, n, line, stats, sink);
             return;
         }
         let parsed = parse_line(self.format, self.reader, self.cat, self.times, line, origin);
@@ -407,6 +429,28 @@ impl LineCx<'_, '_> {
                     sink.push(ev);
                 }
             }
+            (Err(reason), _) => stats.skip(n, reason, line),
+        }
+    }
+
+    /// Count one record's outcome and hand its event on.
+    fn settle<S: EventSink>(
+        &mut self,
+        built: Result<Option<Event<'_>>, &'static str>,
+        n: u64,
+        line: &str,
+        stats: &mut InputStats,
+        sink: &mut S,
+    ) {
+        match (built, self.times.take_unplaced()) {
+            (Ok(Some(ev)), _) => {
+                self.remember(&ev);
+                stats.parsed_at(ev.ts());
+                sink.push(ev);
+            }
+            // Read, but no time to place it on the timeline.
+            (Ok(None), Some(reason)) => stats.parsed_unplaced(&reason),
+            (Ok(None), None) => stats.parsed_without_event(),
             (Err(reason), _) => stats.skip(n, reason, line),
         }
     }
@@ -529,6 +573,7 @@ fn parse_chunks<S: EventSink>(
             reader: &mut reader,
             times: &mut times,
             last: None,
+            route_buf: String::new(),
         };
         let mut st = InputStats::default();
         let mut buf = Vec::new();
@@ -566,6 +611,7 @@ fn parse_chunks<S: EventSink>(
                         reader: &mut reader,
                         times: &mut times,
                         last: None,
+                        route_buf: String::new(),
                     };
                     loop {
                         // The lock is held only to take the next chunk.

@@ -9,22 +9,48 @@ use std::borrow::Cow;
 /// id whatever it looks like (`accounts`, `orgs`, ...). A path that needs no
 /// folding is returned as it is, without a copy.
 pub fn fold<'p>(path: &'p str, id_after: &[String]) -> Cow<'p, str> {
+    let mut out = String::new();
+    match fold_to(path, id_after, &mut out) {
+        Folded::Kept(p) => Cow::Borrowed(p),
+        Folded::Written => Cow::Owned(out),
+    }
+}
+
+/// [`fold`], writing a folded route into `buf` (a buffer reused line after
+/// line) instead of a new string.
+pub fn fold_in<'p>(path: &'p str, id_after: &[String], buf: &'p mut String) -> Cow<'p, str> {
+    match fold_to(path, id_after, buf) {
+        Folded::Kept(p) => Cow::Borrowed(p),
+        Folded::Written => {
+            let b: &'p String = buf;
+            Cow::Borrowed(b.as_str())
+        }
+    }
+}
+
+/// What folding did: kept (part of) the path as it was, or wrote the route.
+enum Folded<'p> {
+    Kept(&'p str),
+    Written,
+}
+
+fn fold_to<'p>(path: &'p str, id_after: &[String], out: &mut String) -> Folded<'p> {
     let path = strip_query(path);
     if path.is_empty() {
-        return Cow::Borrowed("/");
+        return Folded::Kept("/");
     }
     if !path.starts_with('/') {
         // `*` (OPTIONS), absolute-form proxies and garbage: keep a bounded label.
         return if path.starts_with("http://") || path.starts_with("https://") {
             let rest = path.split_once("://").map_or("", |(_, r)| r);
             let p = rest.find('/').map_or("/", |i| &rest[i..]);
-            fold(p, id_after)
+            fold_to(p, id_after, out)
         } else {
-            Cow::Borrowed("{other}")
+            Folded::Kept("{other}")
         };
     }
-    // `out` stays `None` while every segment so far is kept as it is.
-    let mut out: Option<String> = None;
+    // Nothing is written while every segment so far is kept as it is.
+    let mut writing = false;
     let mut prev_is_key = false;
     let mut at = 0;
     for seg in segments(path).skip(1) {
@@ -38,23 +64,24 @@ pub fn fold<'p>(path: &'p str, id_after: &[String]) -> Cow<'p, str> {
             fold_segment(seg)
         };
         // `fold_segment` gives back `seg` itself when it keeps it.
-        if out.is_none() && (folded.as_ptr() != seg.as_ptr() || at > MAX_ROUTE) {
-            let mut o = String::with_capacity(path.len());
-            o.push_str(&path[..seg_start - 1]);
-            out = Some(o);
+        if !writing && (folded.as_ptr() != seg.as_ptr() || at > MAX_ROUTE) {
+            out.clear();
+            out.push_str(&path[..seg_start - 1]);
+            writing = true;
         }
-        if let Some(o) = out.as_mut() {
-            o.push('/');
-            o.push_str(folded);
-            if o.len() > MAX_ROUTE {
-                o.push_str("/{more}");
+        if writing {
+            out.push('/');
+            out.push_str(folded);
+            if out.len() > MAX_ROUTE {
+                out.push_str("/{more}");
                 break;
             }
         }
     }
-    match out {
-        Some(o) => Cow::Owned(o),
-        None => Cow::Borrowed(path),
+    if writing {
+        Folded::Written
+    } else {
+        Folded::Kept(path)
     }
 }
 
@@ -187,8 +214,10 @@ mod tests {
             ("garbage", "\\x16\\x03", "{other}"),
             ("absolute", "http://example.com/a/1", "/a/{id}"),
         ];
+        let mut buf = String::from("left over");
         for (name, path, want) in cases {
             assert_eq!(fold(path, &keys()), want, "{name}");
+            assert_eq!(fold_in(path, &keys(), &mut buf), want, "{name} in a buffer");
         }
     }
 

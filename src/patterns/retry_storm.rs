@@ -115,8 +115,13 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
         if resent > 0 {
             evidence.push(Evidence::new(
                 format!(
-                    "{resent} of the {paths} distinct paths it requested then ({:.0}%) it had already requested before the failure: re-sent work",
-                    resent_share * 100.0
+                    "{}{resent} of the {paths} distinct paths it requested then ({:.0}%) it had already requested before the failure: re-sent work{}",
+                    if cx.agg.path_sample_rate() > 1 { "about " } else { "" },
+                    resent_share * 100.0,
+                    match cx.agg.path_sample_rate() {
+                        1 => String::new(),
+                        n => format!(" (estimated from 1 path in {n})"),
+                    }
                 ),
                 a.input_name(origin.input).to_string(),
             ));

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 
 use super::error::ReadError;
 use super::lines::Lines;
+use super::pipe::Pipe;
 
 const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
 const ZSTD_MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
@@ -47,7 +48,7 @@ impl Input {
                 "gzip",
                 Box::new(BufReader::with_capacity(
                     READ_BUFFER,
-                    MultiGzDecoder::new(buffered),
+                    Pipe::spawn(MultiGzDecoder::new(buffered)),
                 )),
             )
         } else if magic.starts_with(&ZSTD_MAGIC) {
@@ -56,7 +57,10 @@ impl Input {
                     path: name.clone(),
                     message: e.to_string(),
                 })?;
-            ("zstd", Box::new(BufReader::with_capacity(READ_BUFFER, dec)))
+            (
+                "zstd",
+                Box::new(BufReader::with_capacity(READ_BUFFER, Pipe::spawn(dec))),
+            )
         } else if super::docker_stream::is_docker_stream(magic) {
             // Not compression but framing: the payloads are the text.
             (

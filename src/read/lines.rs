@@ -1,7 +1,7 @@
 //! Splitting a stream into numbered lines: CRLF and a leading BOM removed,
 //! invalid UTF-8 replaced lossily and counted.
 
-use std::io::BufRead;
+use std::io::{BufRead, Read};
 
 use super::error::ReadError;
 
@@ -68,6 +68,7 @@ impl Chunk {
         }
         let first = self.first_line;
         let empty = self.data.is_empty();
+        let text = std::str::from_utf8(data).ok();
         // memchr finds line ends a vector at a time; `split` looks at each byte.
         let mut start = 0;
         let mut done = empty;
@@ -82,13 +83,21 @@ impl Chunk {
                     data.len()
                 }
             };
-            let raw = &data[start..end];
+            let from = start;
             start = end + 1;
-            Some(raw)
+            Some((from, end))
         })
         .enumerate()
-        .map(move |(i, raw)| {
-            let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
+        .map(move |(i, (from, mut end))| {
+            if end > from && data[end - 1] == b'\r' {
+                end -= 1;
+            }
+            // A valid chunk is checked once; line ends are ASCII, so every
+            // line of it is a valid `str` slice.
+            if let Some(line) = text.and_then(|t| t.get(from..end)) {
+                return (first + i as u64, std::borrow::Cow::Borrowed(line), false);
+            }
+            let raw = &data[from..end];
             match std::str::from_utf8(raw) {
                 Ok(s) => (first + i as u64, std::borrow::Cow::Borrowed(s), false),
                 Err(_) => (first + i as u64, String::from_utf8_lossy(raw), true),
@@ -123,22 +132,16 @@ impl Lines {
             path: self.name.clone(),
             message: e.to_string(),
         };
-        loop {
-            let buf = self.reader.fill_buf().map_err(io)?;
-            if buf.is_empty() {
-                break;
-            }
-            let take = buf.len().min(target.saturating_sub(data.len()));
-            if take == 0 {
-                // Full: finish the line we are in.
-                let used = self.reader.read_until(b'\n', &mut data).map_err(io)?;
-                if used == 0 || data.last() == Some(&b'\n') {
-                    break;
-                }
-                continue;
-            }
-            data.extend_from_slice(&buf[..take]);
-            self.reader.consume(take);
+        // Straight into the chunk: a large read bypasses the reader's own
+        // buffer, one copy fewer than going through it.
+        let want = target as u64;
+        let got = (&mut self.reader)
+            .take(want)
+            .read_to_end(&mut data)
+            .map_err(io)?;
+        if got as u64 == want && data.last() != Some(&b'\n') {
+            // Full: finish the line we are in.
+            self.reader.read_until(b'\n', &mut data).map_err(io)?;
         }
         while !continuations.is_empty() && data.last() == Some(&b'\n') {
             let buf = self.reader.fill_buf().map_err(io)?;

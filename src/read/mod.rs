@@ -1,6 +1,7 @@
 //! Reading inputs: files, directories (recursively), standard input, and
 //! gzip/zstd streams recognised by their magic bytes whatever their name,
 //! and Docker Engine API log streams recognised by their frame headers.
+//! Compressed streams are inflated on a thread of their own.
 //!
 //! In: the paths given on the command line. Out: one [`Input`] per file or
 //! stream, whose [`Lines`] yield `(line number, text)` with CRLF and a BOM
@@ -14,6 +15,7 @@ mod docker_stream;
 mod error;
 mod input;
 mod lines;
+mod pipe;
 
 pub use error::ReadError;
 pub use input::{open_all, Input};

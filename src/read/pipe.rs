@@ -1,0 +1,101 @@
+//! Decompression on a thread of its own: a gzip or zstd stream is inflated
+//! by a thread that hands blocks of text over a bounded channel, so the
+//! parsing workers never wait on the decoder and the decoder never waits on
+//! them, up to a few blocks ahead.
+//!
+//! In: a decoder (any `Read`). Out: a [`Pipe`] that reads the same bytes.
+
+use std::io::{self, Read};
+use std::sync::mpsc::{sync_channel, Receiver};
+
+/// Bytes per block handed over.
+const BLOCK: usize = 1 << 20;
+/// Blocks the decoder may run ahead.
+const AHEAD: usize = 4;
+
+/// The reading end of a decoder thread.
+pub struct Pipe {
+    rx: Receiver<io::Result<Vec<u8>>>,
+    block: Vec<u8>,
+    at: usize,
+}
+
+impl Pipe {
+    /// Start a thread that reads `source` to its end (or its first error).
+    /// The thread stops when the pipe is dropped.
+    pub fn spawn(mut source: impl Read + Send + 'static) -> Pipe {
+        let (tx, rx) = sync_channel(AHEAD);
+        std::thread::spawn(move || loop {
+            let mut block = Vec::with_capacity(BLOCK);
+            let sent = match (&mut source).take(BLOCK as u64).read_to_end(&mut block) {
+                Ok(0) => break,
+                Ok(_) => tx.send(Ok(block)),
+                Err(e) => {
+                    let _ = tx.send(Err(e));
+                    break;
+                }
+            };
+            // The reader is gone (the run ended early): stop decoding.
+            if sent.is_err() {
+                break;
+            }
+        });
+        Pipe {
+            rx,
+            block: Vec::new(),
+            at: 0,
+        }
+    }
+}
+
+impl Read for Pipe {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        while self.at == self.block.len() {
+            match self.rx.recv() {
+                Ok(Ok(block)) => {
+                    self.block = block;
+                    self.at = 0;
+                }
+                Ok(Err(e)) => return Err(e),
+                // The thread ended: the end of the stream.
+                Err(_) => return Ok(0),
+            }
+        }
+        let n = out.len().min(self.block.len() - self.at);
+        out[..n].copy_from_slice(&self.block[self.at..self.at + n]);
+        self.at += n;
+        Ok(n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_pipe_reads_what_its_source_holds() {
+        let data: Vec<u8> = (0..3 * BLOCK + 17).map(|i| (i % 251) as u8).collect();
+        let mut got = Vec::new();
+        Pipe::spawn(io::Cursor::new(data.clone()))
+            .read_to_end(&mut got)
+            .expect("read");
+        assert_eq!(got, data);
+    }
+
+    #[test]
+    fn a_source_error_reaches_the_reader() {
+        struct Broken;
+        impl Read for Broken {
+            fn read(&mut self, _: &mut [u8]) -> io::Result<usize> {
+                Err(io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    "corrupt deflate stream",
+                ))
+            }
+        }
+        let err = Pipe::spawn(Broken)
+            .read_to_end(&mut Vec::new())
+            .expect_err("error");
+        assert!(err.to_string().contains("corrupt"));
+    }
+}
