@@ -21,28 +21,50 @@ pub struct Cell {
     pub first: Origin,
 }
 
+/// What a cell counts of one request, worked out once for the five cells
+/// (the total and four dimensions) it goes into.
+#[derive(Clone, Copy, Debug)]
+pub struct Hit {
+    pub origin: Origin,
+    pub failed: bool,
+    pub ok: bool,
+    /// The duration in microseconds, if logged.
+    pub us: Option<u64>,
+}
+
+impl Hit {
+    pub fn of(r: &Request<'_>) -> Hit {
+        Hit {
+            origin: r.origin,
+            failed: r.failed(),
+            ok: matches!(r.status, Some(s) if s < 400),
+            us: r.duration_ms.map(|d| (d * 1000.0).round().max(0.0) as u64),
+        }
+    }
+}
+
 impl Cell {
     /// Count a request: its arrival (rate, busy time) and, when `outcome`,
     /// its result (failed or served). A request whose start and end fall in
     /// different buckets is added twice, once for each.
     pub fn add(&mut self, r: &Request, arrival: bool, outcome: bool) {
-        if self.is_empty() || r.origin < self.first {
-            self.first = r.origin;
+        self.add_hit(&Hit::of(r), arrival, outcome);
+    }
+
+    /// [`Cell::add`] with the request's figures worked out.
+    pub fn add_hit(&mut self, h: &Hit, arrival: bool, outcome: bool) {
+        if self.is_empty() || h.origin < self.first {
+            self.first = h.origin;
         }
         if outcome {
-            if r.failed() {
-                self.failed += 1;
-            }
-            if matches!(r.status, Some(s) if s < 400) {
-                self.ok += 1;
-            }
+            self.failed += u32::from(h.failed);
+            self.ok += u32::from(h.ok);
         }
         if !arrival {
             return;
         }
         self.requests += 1;
-        if let Some(d) = r.duration_ms {
-            let us = (d * 1000.0).round().max(0.0) as u64;
+        if let Some(us) = h.us {
             self.timed += 1;
             self.busy_us += us;
             self.max_us = self.max_us.max(us);

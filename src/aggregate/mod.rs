@@ -18,6 +18,7 @@ mod recent;
 mod table;
 
 pub use cell::Cell;
+use cell::Hit;
 pub use table::{AggregateError, DimStats, Span};
 
 use rustc_hash::FxHashMap as HashMap;
@@ -231,11 +232,12 @@ impl Aggregates {
         let route = self.names.id(&r.route);
         // In `Dim` order.
         let ids = [tenant, integration, instance, route];
+        let hit = Hit::of(r);
         if s == e {
-            self.add_cells(s, ids, r, true, true);
+            self.add_cells(s, ids, &hit, true, true);
         } else {
-            self.add_cells(s, ids, r, true, false);
-            self.add_cells(e, ids, r, false, true);
+            self.add_cells(s, ids, &hit, true, false);
+            self.add_cells(e, ids, &hit, false, true);
         }
         *self
             .tenant_integration
@@ -246,13 +248,13 @@ impl Aggregates {
 
     /// A request's arrival and/or outcome in second `s`: staged when `s` is
     /// the second being filled or a later one, else straight into the maps.
-    fn add_cells(&mut self, s: i64, ids: [u32; 4], r: &Request<'_>, arrival: bool, outcome: bool) {
+    fn add_cells(&mut self, s: i64, ids: [u32; 4], h: &Hit, arrival: bool, outcome: bool) {
         match self.recent.sec() {
             Some(cur) if cur == s => {}
             Some(cur) if s < cur => {
-                self.total.cell(s).add(r, arrival, outcome);
+                self.total.cell(s).add_hit(h, arrival, outcome);
                 for (d, id) in ids.into_iter().enumerate() {
-                    self.by_dim[d].cell(pack(id, s)).add(r, arrival, outcome);
+                    self.by_dim[d].cell(pack(id, s)).add_hit(h, arrival, outcome);
                 }
                 return;
             }
@@ -261,7 +263,7 @@ impl Aggregates {
                 self.recent.start(s);
             }
         }
-        self.recent.add(ids, r, arrival, outcome);
+        self.recent.add(ids, h, arrival, outcome);
     }
 
     /// Merge the staged second into the maps.

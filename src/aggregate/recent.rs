@@ -9,8 +9,8 @@
 //! In: (second, value ids, request) from `Aggregates::add_request`. Out: the
 //! staged cells, handed back by [`Recent::drain`].
 
-use super::cell::Cell;
-use crate::event::{Origin, Request};
+use super::cell::{Cell, Hit};
+use crate::event::Origin;
 
 /// Dimensions staged: tenant, integration, instance, route (`Dim as usize`).
 const DIMS: usize = 4;
@@ -42,8 +42,8 @@ impl Recent {
     }
 
     /// Add a request's arrival and/or outcome to the staged second.
-    pub(super) fn add(&mut self, ids: [u32; DIMS], r: &Request<'_>, arrival: bool, outcome: bool) {
-        self.total.add(r, arrival, outcome);
+    pub(super) fn add(&mut self, ids: [u32; DIMS], h: &Hit, arrival: bool, outcome: bool) {
+        self.total.add_hit(h, arrival, outcome);
         for (d, &id) in ids.iter().enumerate() {
             let cells = &mut self.cells[d];
             let i = id as usize;
@@ -53,7 +53,7 @@ impl Recent {
             if untouched(&cells[i]) {
                 self.touched[d].push(id);
             }
-            cells[i].add(r, arrival, outcome);
+            cells[i].add_hit(h, arrival, outcome);
         }
     }
 
@@ -85,14 +85,17 @@ impl Recent {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::event::Request;
 
     #[test]
     fn drained_cells_sum_what_was_added() {
-        let r = |status, line| Request {
-            status: Some(status),
-            duration_ms: Some(5.0),
-            origin: Origin { input: 0, line },
-            ..Request::default()
+        let r = |status, line| {
+            Hit::of(&Request {
+                status: Some(status),
+                duration_ms: Some(5.0),
+                origin: Origin { input: 0, line },
+                ..Request::default()
+            })
         };
         let mut rc = Recent::default();
         rc.start(10);

@@ -292,10 +292,12 @@ fn plausible(role: Role, v: &str) -> bool {
         }
         Role::Ts => !v.is_empty() && v.bytes().any(|b| b.is_ascii_digit()),
         // An address or a user name is one word: a space means a prefix the template lacks.
-        Role::Client | Role::User => !v.is_empty() && !v.contains(' '),
+        Role::Client | Role::User => !v.is_empty() && !v.as_bytes().contains(&b' '),
         // Lists (`a, b`, `a : b`) are fine; a bare space means the cut went wrong.
         Role::Instance => v
-            .match_indices(' ')
+            .bytes()
+            .enumerate()
+            .filter(|(_, b)| *b == b' ')
             .all(|(i, _)| i > 0 && matches!(v.as_bytes()[i - 1], b',' | b':')),
         _ => true,
     }

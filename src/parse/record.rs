@@ -192,7 +192,7 @@ fn log_record<'f>(
             .get(Role::Instance)
             .filter(|i| !i.is_empty() && *i != "-")
             .map(Cow::Borrowed),
-        tenant: tenant(rules, fields, record, None),
+        tenant: tenant(rules, fields, record, None, None),
         signal: fields.get(Role::Message).and_then(|m| rules.signal_of(m)),
         version: fields
             .get(Role::Message)
@@ -257,9 +257,9 @@ fn request<'f>(
         (TimestampMarks::Start, Some(d)) => (ts, ts + d.round() as i64),
         (_, None) => (ts, ts),
     };
-    let route = match route_buf {
+    let (route, tenant_segment) = match route_buf {
         Some(buf) => route::fold_in(raw_path, &rules.tenant_segments, buf),
-        None => route::fold(raw_path, &rules.tenant_segments),
+        None => (route::fold(raw_path, &rules.tenant_segments), None),
     };
     let user_agent = fields
         .get(Role::UserAgent)
@@ -278,7 +278,7 @@ fn request<'f>(
         path_hash: path_hash(raw_path),
         status,
         bytes: fields.get(Role::Bytes).and_then(|b| b.parse().ok()),
-        tenant: tenant(rules, fields, record, Some(raw_path)),
+        tenant: tenant(rules, fields, record, Some(raw_path), tenant_segment),
         integration: integration(rules, fields, record, raw_path, user_agent),
         instance: fields
             .get(Role::Instance)
@@ -346,6 +346,8 @@ fn tenant<'f>(
     fields: &'f Fields<'_>,
     record: Option<&'f Value>,
     path: Option<&'f str>,
+    // The segment after a key, when folding the route already read it.
+    segment: Option<Option<&'f str>>,
 ) -> Option<Cow<'f, str>> {
     let present = record.map(KeySet::of);
     let from_record = |keys: &[String]| -> Option<Cow<'f, str>> {
@@ -378,8 +380,11 @@ fn tenant<'f>(
     if let Some(t) = from_record(&rules.tenant_fields) {
         return Some(t);
     }
-    path.and_then(|p| route::segment_after(p, &rules.tenant_segments))
-        .map(Cow::Borrowed)
+    match segment {
+        Some(seg) => seg,
+        None => path.and_then(|p| route::segment_after(p, &rules.tenant_segments)),
+    }
+    .map(Cow::Borrowed)
 }
 
 /// An API key or client id (shown only as a short hash), else the user

@@ -10,22 +10,29 @@ use std::borrow::Cow;
 /// folding is returned as it is, without a copy.
 pub fn fold<'p>(path: &'p str, id_after: &[String]) -> Cow<'p, str> {
     let mut out = String::new();
-    match fold_to(path, id_after, &mut out) {
+    match fold_to(path, id_after, &mut out, &mut None) {
         Folded::Kept(p) => Cow::Borrowed(p),
         Folded::Written => Cow::Owned(out),
     }
 }
 
 /// [`fold`], writing a folded route into `buf` (a buffer reused line after
-/// line) instead of a new string.
-pub fn fold_in<'p>(path: &'p str, id_after: &[String], buf: &'p mut String) -> Cow<'p, str> {
-    match fold_to(path, id_after, buf) {
+/// line) instead of a new string; also what [`segment_after`] would give,
+/// read in the same pass, when the pass could tell (`None`: ask it).
+pub fn fold_in<'p>(
+    path: &'p str,
+    id_after: &[String],
+    buf: &'p mut String,
+) -> (Cow<'p, str>, Option<Option<&'p str>>) {
+    let mut after_key = None;
+    let route = match fold_to(path, id_after, buf, &mut after_key) {
         Folded::Kept(p) => Cow::Borrowed(p),
         Folded::Written => {
             let b: &'p String = buf;
             Cow::Borrowed(b.as_str())
         }
-    }
+    };
+    (route, after_key)
 }
 
 /// What folding did: kept (part of) the path as it was, or wrote the route.
@@ -34,7 +41,13 @@ enum Folded<'p> {
     Written,
 }
 
-fn fold_to<'p>(path: &'p str, id_after: &[String], out: &mut String) -> Folded<'p> {
+/// `after_key` is set to [`segment_after`]'s answer once the pass knows it.
+fn fold_to<'p>(
+    path: &'p str,
+    id_after: &[String],
+    out: &mut String,
+    after_key: &mut Option<Option<&'p str>>,
+) -> Folded<'p> {
     let path = strip_query(path);
     if path.is_empty() {
         return Folded::Kept("/");
@@ -44,7 +57,8 @@ fn fold_to<'p>(path: &'p str, id_after: &[String], out: &mut String) -> Folded<'
         return if path.starts_with("http://") || path.starts_with("https://") {
             let rest = path.split_once("://").map_or("", |(_, r)| r);
             let p = rest.find('/').map_or("/", |i| &rest[i..]);
-            fold_to(p, id_after, out)
+            // The host is a segment to `segment_after`: leave it to that.
+            fold_to(p, id_after, out, &mut None)
         } else {
             Folded::Kept("{other}")
         };
@@ -52,15 +66,24 @@ fn fold_to<'p>(path: &'p str, id_after: &[String], out: &mut String) -> Folded<'
     // Nothing is written while every segment so far is kept as it is.
     let mut writing = false;
     let mut prev_is_key = false;
+    // The first key segment was the one before: this one is `segment_after`'s.
+    let mut after_first_key = false;
     let mut at = 0;
     for seg in segments(path).skip(1) {
         let seg_start = at + 1;
         at = seg_start + seg.len();
+        if after_first_key {
+            *after_key = Some(Some(seg).filter(|s| !s.is_empty()));
+            after_first_key = false;
+        }
         let folded = if prev_is_key && !seg.is_empty() {
             prev_is_key = false;
             "{id}"
         } else {
             prev_is_key = id_after.iter().any(|k| k.eq_ignore_ascii_case(seg));
+            if prev_is_key && after_key.is_none() {
+                after_first_key = true;
+            }
             fold_segment(seg)
         };
         // `fold_segment` gives back `seg` itself when it keeps it.
@@ -77,6 +100,10 @@ fn fold_to<'p>(path: &'p str, id_after: &[String], out: &mut String) -> Folded<'
                 break;
             }
         }
+    }
+    // Every segment seen: no key, or a key as the last segment.
+    if after_key.is_none() && at == path.len() {
+        *after_key = Some(None);
     }
     if writing {
         Folded::Written
@@ -217,7 +244,30 @@ mod tests {
         let mut buf = String::from("left over");
         for (name, path, want) in cases {
             assert_eq!(fold(path, &keys()), want, "{name}");
-            assert_eq!(fold_in(path, &keys(), &mut buf), want, "{name} in a buffer");
+            let (route, after) = fold_in(path, &keys(), &mut buf);
+            assert_eq!(route, want, "{name} in a buffer");
+            if let Some(after) = after {
+                assert_eq!(after, segment_after(path, &keys()), "{name}: the tenant segment");
+            }
+        }
+    }
+
+    /// The tenant segment read while folding is `segment_after`'s.
+    #[test]
+    fn the_segment_after_a_key_is_read_while_folding() {
+        let paths = [
+            "/api/v1/accounts/acct-4411/runs/88121?page=3",
+            "/accounts/",
+            "/accounts//x",
+            "/accounts",
+            "/orgs/o1/accounts/a2",
+            "/x/y",
+            "/ACCOUNTS/Big",
+        ];
+        let mut buf = String::new();
+        for p in paths {
+            let (_, after) = fold_in(p, &keys(), &mut buf);
+            assert_eq!(after, Some(segment_after(p, &keys())), "{p}");
         }
     }
 
