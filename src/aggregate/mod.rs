@@ -15,6 +15,7 @@ mod cell;
 mod intern;
 mod paths;
 mod recent;
+mod rows;
 mod table;
 
 pub use cell::Cell;
@@ -31,6 +32,7 @@ use crate::event::{
 use intern::Interner;
 use paths::PathSample;
 use recent::Recent;
+use rows::Rows;
 
 /// Distinct (tenant, path) pairs kept exactly for retry detection; past
 /// this they are sampled, and the report says so.
@@ -93,9 +95,8 @@ pub struct Aggregates {
     total: BTreeMap<i64, Cell>,
     /// Health-check requests per (instance, second); instance id 0 is unknown.
     health: BTreeMap<(u32, i64), Cell>,
-    /// Per dimension, cells keyed by [`pack`]ed (value id, second): one u64
-    /// hashes faster than a tuple, and this is the busiest map.
-    by_dim: [HashMap<u64, Cell>; 4],
+    /// Per dimension (in [`Dim`] order), cells by second and value id.
+    by_dim: [Rows; 4],
     /// The second being filled; merged into `total` and `by_dim` when a
     /// later second starts, and by `merge` and `finish`.
     recent: Recent,
@@ -125,15 +126,6 @@ impl crate::event::EventSink for Aggregates {
     fn join(&mut self, other: Self) {
         self.merge(other);
     }
-}
-
-/// A (value id, second) key in one u64; seconds since 1970 fit in 32 bits until 2106.
-fn pack(id: u32, sec: i64) -> u64 {
-    (u64::from(id) << 32) | sec.clamp(0, i64::from(u32::MAX)) as u64
-}
-
-fn unpack(key: u64) -> (u32, i64) {
-    ((key >> 32) as u32, (key & 0xffff_ffff) as i64)
 }
 
 fn sec(ms: Millis) -> i64 {
@@ -254,7 +246,7 @@ impl Aggregates {
             Some(cur) if s < cur => {
                 self.total.cell(s).add_hit(h, arrival, outcome);
                 for (d, id) in ids.into_iter().enumerate() {
-                    self.by_dim[d].cell(pack(id, s)).add_hit(h, arrival, outcome);
+                    self.by_dim[d].cell(id, s).add_hit(h, arrival, outcome);
                 }
                 return;
             }
@@ -271,7 +263,7 @@ impl Aggregates {
         let (total, by_dim) = (&mut self.total, &mut self.by_dim);
         self.recent.drain(
             |s, c| total.entry(s).or_default().merge(c),
-            |d, id, s, c| by_dim[d].entry(pack(id, s)).or_default().merge(c),
+            |d, s, row| by_dim[d].put_row(s, row),
         );
     }
 
@@ -346,11 +338,8 @@ impl Aggregates {
         for ((inst, s), c) in other.health {
             self.health.entry((id(inst), s)).or_default().merge(&c);
         }
-        for (d, cells) in other.by_dim.into_iter().enumerate() {
-            for (k, c) in cells {
-                let (v, s) = unpack(k);
-                self.by_dim[d].entry(pack(id(v), s)).or_default().merge(&c);
-            }
+        for (d, rows) in other.by_dim.into_iter().enumerate() {
+            self.by_dim[d].merge(rows, id);
         }
         for ((t, i), n) in other.tenant_integration {
             *self.tenant_integration.entry((id(t), id(i))).or_insert(0) += n;
@@ -476,10 +465,8 @@ impl Aggregates {
             return vec![Cell::default(); span.len()];
         };
         let mut out = vec![Cell::default(); span.len()];
-        for s in span.start..span.end {
-            if let Some(c) = self.by_dim[dim as usize].get(&pack(id, s)) {
-                out[(s - span.start) as usize] = *c;
-            }
+        for (s, c) in self.by_dim[dim as usize].series(id, span.start, span.end) {
+            out[(s - span.start) as usize] = *c;
         }
         out
     }
@@ -487,8 +474,8 @@ impl Aggregates {
     /// The distinct values of one dimension, sorted, unknown left out.
     pub fn dim_values(&self, dim: Dim) -> Vec<String> {
         let mut ids: Vec<u32> = self.by_dim[dim as usize]
-            .keys()
-            .map(|k| unpack(*k).0)
+            .iter()
+            .map(|(id, _, _)| id)
             .filter(|id| *id != 0)
             .collect();
         ids.sort_unstable();
@@ -600,9 +587,8 @@ impl Aggregates {
     ) -> Result<Vec<DimStats>, AggregateError> {
         let cells = self.by_dim[dim as usize]
             .iter()
-            .map(|(k, c)| (unpack(*k), c))
-            .filter(|((id, _), _)| *id != 0)
-            .map(|((id, s), c)| (self.names.name(id), s, c));
+            .filter(|(id, _, _)| *id != 0)
+            .map(|(id, s, c)| (self.names.name(id), s, c));
         table::dim_stats(cells, window, baseline)
     }
 }

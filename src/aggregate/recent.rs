@@ -57,12 +57,12 @@ impl Recent {
         }
     }
 
-    /// Hand every staged cell to `put(dim, id, sec, cell)` and `total(sec,
-    /// cell)`, and stage nothing.
+    /// Hand the staged second's total to `total(sec, cell)` and each
+    /// dimension's cells to `row(dim, sec, cells)`, and stage nothing.
     pub(super) fn drain(
         &mut self,
         mut total: impl FnMut(i64, &Cell),
-        mut put: impl FnMut(usize, u32, i64, &Cell),
+        mut row: impl FnMut(usize, i64, Vec<(u32, Cell)>),
     ) {
         let Some(sec) = self.sec.take() else {
             return;
@@ -72,11 +72,13 @@ impl Recent {
             total(sec, &t);
         }
         for d in 0..DIMS {
-            for id in self.touched[d].drain(..) {
-                if let Some(c) = self.cells[d].get_mut(id as usize) {
-                    let c = std::mem::take(c);
-                    put(d, id, sec, &c);
-                }
+            let cells = &mut self.cells[d];
+            let out: Vec<(u32, Cell)> = self.touched[d]
+                .drain(..)
+                .filter_map(|id| Some((id, std::mem::take(cells.get_mut(id as usize)?))))
+                .collect();
+            if !out.is_empty() {
+                row(d, sec, out);
             }
         }
     }
@@ -106,7 +108,7 @@ mod tests {
         let mut totals = Vec::new();
         rc.drain(
             |s, c| totals.push((s, *c)),
-            |d, id, s, c| got.push((d, id, s, *c)),
+            |d, s, row| got.extend(row.into_iter().map(|(id, c)| (d, id, s, c))),
         );
         assert_eq!(totals.len(), 1);
         assert_eq!((totals[0].1.requests, totals[0].1.failed), (2, 1));
@@ -120,7 +122,10 @@ mod tests {
         rc.start(11);
         rc.add([1, 0, 0, 2], &r(200, 8), true, true);
         let mut n = 0;
-        rc.drain(|_, _| {}, |_, _, _, c| n += c.requests);
+        rc.drain(
+            |_, _| {},
+            |_, _, row| n += row.iter().map(|(_, c)| c.requests).sum::<u32>(),
+        );
         assert_eq!(n, 4, "the new request, once in each dimension");
     }
 }

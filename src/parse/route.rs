@@ -247,7 +247,11 @@ mod tests {
             let (route, after) = fold_in(path, &keys(), &mut buf);
             assert_eq!(route, want, "{name} in a buffer");
             if let Some(after) = after {
-                assert_eq!(after, segment_after(path, &keys()), "{name}: the tenant segment");
+                assert_eq!(
+                    after,
+                    segment_after(path, &keys()),
+                    "{name}: the tenant segment"
+                );
             }
         }
     }
