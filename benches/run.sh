@@ -5,6 +5,9 @@
 #
 #   benches/run.sh                      # 1 GiB access log, 1 GiB JSON lines, 4 GiB access log
 #   ACCESS_MIB=256 JSON_MIB=256 BIG_MIB=0 benches/run.sh   # a quicker run
+#   GZIP_ROW=0 benches/run.sh           # without the gzipped-input row
+#
+# MB/s is always of the uncompressed bytes.
 #
 # Inputs go to $BENCH_DIR (default /tmp/postmortem-bench) and are reused.
 set -euo pipefail
@@ -54,6 +57,12 @@ run_input() { # kind mib
     row "postmortem analyze --threads 1" "$label" "$bytes" "$s" "$k" "$pm"
     read -r s k < <(measure wc -l "$f")
     row "wc -l" "$label" "$bytes" "$s" "$k" "$pm"
+    if [ "$1" = access ] && [ "${GZIP_ROW:-1}" = 1 ] && [ "$2" -le 1024 ]; then
+        # The same log gzipped: inflated on a thread of its own.
+        [ -s "$f.gz" ] || gzip -1 -c "$f" >"$f.gz"
+        read -r s k < <(measure "$BIN" analyze "$f.gz")
+        row "postmortem analyze (.gz, $(($(stat -c %s "$f.gz") / 1048576)) MiB)" "$label" "$bytes" "$s" "$k" "$pm"
+    fi
     if [ "$1" = access ] && command -v goaccess >/dev/null; then
         read -r s k < <(measure goaccess "$f" --log-format=COMBINED -o "$BENCH_DIR/goaccess.html")
         row "goaccess" "$label" "$bytes" "$s" "$k" "$pm"

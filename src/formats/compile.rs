@@ -8,6 +8,7 @@ use std::borrow::Cow;
 
 use super::definition::{Definition, DefinitionKind};
 use super::error::{span_of, FormatError};
+use super::lazy_json::LazyRecord;
 use super::role::Role;
 use super::template::Template;
 
@@ -286,6 +287,11 @@ impl Format {
 
     /// Fields of one JSON record for a `json` format; `None` when a required
     /// key is missing or an excluded one is present.
+    /// [`Format::match_json`] on a lazily read record (see [`map_lazy`]).
+    pub fn match_lazy<'a>(&self, record: &'a LazyRecord<'a>) -> Option<Option<Fields<'a>>> {
+        map_lazy(&self.def, record)
+    }
+
     pub fn match_json<'a>(&self, record: &'a Value) -> Option<Fields<'a>> {
         map_json(&self.def, record)
     }
@@ -404,6 +410,47 @@ impl KeySet {
     }
 }
 
+impl KeySet {
+    pub(crate) fn bit_of(key: &str) -> u64 {
+        key_bit(key)
+    }
+
+    pub(crate) fn from_bits(bits: u64) -> KeySet {
+        KeySet(bits)
+    }
+}
+
+/// A JSON record as definitions read it: parsed into a `Value`, or read
+/// lazily from its line (the JSON-lines fast path).
+#[derive(Clone, Copy, Debug)]
+pub enum Record<'r> {
+    Value(&'r Value),
+    Lazy(&'r LazyRecord<'r>),
+}
+
+impl<'r> Record<'r> {
+    /// The text of the scalar at `key` (booleans too when `bools`).
+    pub fn text(self, key: &str, bools: bool) -> Option<Cow<'r, str>> {
+        self.first_text(std::slice::from_ref(&key), bools)
+    }
+
+    /// The text of the first of `keys` that holds a scalar.
+    pub fn first_text<K: AsRef<str>>(self, keys: &[K], bools: bool) -> Option<Cow<'r, str>> {
+        match self {
+            Record::Value(v) => {
+                let present = KeySet::of(v);
+                keys.iter().find_map(|k| {
+                    lookup_in(v, present, k.as_ref()).and_then(|v| match v {
+                        Value::Bool(_) if !bools => None,
+                        v => scalar_text(v),
+                    })
+                })
+            }
+            Record::Lazy(l) => keys.iter().find_map(|k| l.text(k.as_ref(), bools)),
+        }
+    }
+}
+
 fn key_bit(k: &str) -> u64 {
     let b = k.as_bytes();
     let h = (b.len() as u64)
@@ -421,6 +468,33 @@ pub fn lookup_in<'a>(record: &'a Value, keys: KeySet, key: &str) -> Option<&'a V
         return None;
     }
     lookup(record, key)
+}
+
+/// [`map_json`] on a lazily read record: `None` when only the parsed
+/// `Value` can say (a definition that composes fields from several keys),
+/// `Some(None)` when the record is not this format's.
+pub fn map_lazy<'a>(def: &Definition, record: &'a LazyRecord<'a>) -> Option<Option<Fields<'a>>> {
+    if !def.compose.is_empty() {
+        return None;
+    }
+    if !def.require.iter().all(|k| record.has(k)) {
+        return Some(None);
+    }
+    if def
+        .exclude
+        .iter()
+        .any(|k| k.split('+').all(|part| record.has(part)))
+    {
+        return Some(None);
+    }
+    let mut fields = Fields::default();
+    for (role, keys) in &def.fields {
+        if let Some(text) = keys.iter().find_map(|k| record.text(k, true)) {
+            fields.set(*role, text);
+        }
+    }
+    apply_constants(def, &mut fields);
+    Some(Some(fields))
 }
 
 pub fn map_json<'a>(def: &Definition, record: &'a Value) -> Option<Fields<'a>> {

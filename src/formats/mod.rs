@@ -17,6 +17,7 @@ mod definition;
 mod detect;
 mod error;
 mod kinds;
+mod lazy_json;
 mod mismatch;
 mod role;
 mod rules;
@@ -25,13 +26,16 @@ mod template;
 mod versions;
 
 pub use catalogue::{load_definition, Catalogue, CatalogueError};
-pub use compile::{array_records, envelope_records, lookup, lookup_in, Fields, Format, KeySet};
+pub use compile::{
+    array_records, envelope_records, lookup, lookup_in, Fields, Format, KeySet, Record,
+};
 pub use definition::{
     Decode, Definition, DefinitionKind, DurationUnit, Produces, SkipRule, TimestampMarks,
 };
 pub use detect::{detect, record_mode, Detection, RecordMode, MIN_SCORE};
 pub use error::FormatError;
 pub use kinds::{Extractor, Skip};
+pub use lazy_json::LazyRecord;
 pub use mismatch::Mismatch;
 pub use role::Role;
 pub use rules::{metric_role_named, Rules};

@@ -30,7 +30,7 @@ use std::collections::BTreeMap;
 use crate::event::{Event, EventSink, Millis, Origin};
 use crate::formats::{
     array_records, detect, record_mode, Catalogue, DefinitionKind, Detection, Extractor, Format,
-    RecordMode,
+    LazyRecord, Record, RecordMode,
 };
 use crate::read::Input;
 use crate::zone::Zone;
@@ -388,12 +388,33 @@ impl LineCx<'_, '_> {
             self.route_buf = route_buf;
             return;
         }
-        // JSON lines of one record each: the event borrows from the parsed
-        // record and goes to the sink without a copy.
+        // JSON lines of one record each: read lazily where the definition
+        // allows, the event borrowing from the line; else parsed whole.
         if self.format.def.kind == DefinitionKind::Json
             && self.format.def.envelope.is_none()
             && line.trim_start().starts_with('{')
         {
+            if let Some(lazy) = LazyRecord::parse(line) {
+                match self.format.match_lazy(&lazy) {
+                    Some(Some(fields)) => {
+                        let built = self.times.build(
+                            self.format,
+                            &self.cat.rules,
+                            &fields,
+                            Some(Record::Lazy(&lazy)),
+                            origin,
+                        );
+                        self.settle(built, n, line, stats, sink);
+                        return;
+                    }
+                    Some(None) => {
+                        stats.skip(n, "a required field is missing", line);
+                        return;
+                    }
+                    // Only the parsed record can say.
+                    None => {}
+                }
+            }
             let Ok(value) = serde_json::from_str::<Value>(line) else {
                 stats.skip(n, "not valid JSON", line);
                 return;
@@ -402,9 +423,13 @@ impl LineCx<'_, '_> {
                 stats.skip(n, "a required field is missing", line);
                 return;
             };
-            let built =
-                self.times
-                    .build(self.format, &self.cat.rules, &fields, Some(&value), origin);
+            let built = self.times.build(
+                self.format,
+                &self.cat.rules,
+                &fields,
+                Some(Record::Value(&value)),
+                origin,
+            );
             self.settle(built, n, line, stats, sink);
             return;
         }
@@ -628,8 +653,20 @@ fn parse_chunks<S: EventSink>(
             .collect();
         drop(back_tx);
         let mut read_result = Ok(());
+        // A fixed set of buffers: the channel's, one per worker and one being
+        // filled. Past that the reader waits for one to come back rather
+        // than fault in a fresh one.
+        let pool = opts.threads * 3 + 1;
+        let mut made = 0;
         loop {
-            let buf = back_rx.try_recv().unwrap_or_default();
+            let buf = match back_rx.try_recv() {
+                Ok(b) => b,
+                Err(_) if made < pool => {
+                    made += 1;
+                    Vec::new()
+                }
+                Err(_) => back_rx.recv().unwrap_or_default(),
+            };
             match lines.next_chunk_into(CHUNK_BYTES, continuations, buf) {
                 Ok(Some(chunk)) => {
                     if let Some(p) = &opts.progress {
@@ -720,7 +757,13 @@ fn json_records(
             .ok_or("a required field is missing")?;
         out.extend(
             times
-                .build(format, &cat.rules, &fields, Some(item), origin)?
+                .build(
+                    format,
+                    &cat.rules,
+                    &fields,
+                    Some(Record::Value(item)),
+                    origin,
+                )?
                 .map(Event::into_owned),
         );
     }

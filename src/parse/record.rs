@@ -1,15 +1,12 @@
 //! One record's [`Fields`] -> one [`Event`], by what the format produces.
 //! Conversion failures are skip reasons, never panics.
 
-use serde_json::Value;
 use std::borrow::Cow;
 
 use crate::event::{
     Event, InfraEvent, Level, LogRecord, MetricSample, Origin, Request, RequestKind,
 };
-use crate::formats::{
-    lookup_in, DurationUnit, Fields, Format, KeySet, Produces, Role, Rules, TimestampMarks,
-};
+use crate::formats::{DurationUnit, Fields, Format, Produces, Record, Role, Rules, TimestampMarks};
 use crate::redact::short_hash;
 
 use super::route;
@@ -48,7 +45,7 @@ impl<'i> Builder<'i> {
         format: &Format,
         rules: &Rules,
         fields: &'f Fields<'_>,
-        record: Option<&'f Value>,
+        record: Option<Record<'f>>,
         origin: Origin,
     ) -> Result<Option<Event<'f>>, SkipReason> {
         self.build_in(format, rules, fields, record, origin, None)
@@ -61,7 +58,7 @@ impl<'i> Builder<'i> {
         format: &Format,
         rules: &Rules,
         fields: &'f Fields<'_>,
-        record: Option<&'f Value>,
+        record: Option<Record<'f>>,
         origin: Origin,
         route_buf: Option<&'f mut String>,
     ) -> Result<Option<Event<'f>>, SkipReason> {
@@ -98,7 +95,7 @@ pub fn build<'f>(
     rules: &Rules,
     times: &mut TimeParser,
     fields: &'f Fields<'_>,
-    record: Option<&'f Value>,
+    record: Option<Record<'f>>,
     origin: Origin,
     route_buf: Option<&'f mut String>,
 ) -> Result<Event<'f>, SkipReason> {
@@ -179,7 +176,7 @@ fn is_request(fields: &Fields<'_>) -> bool {
 fn log_record<'f>(
     rules: &Rules,
     fields: &'f Fields<'_>,
-    record: Option<&'f Value>,
+    record: Option<Record<'f>>,
     ts: i64,
     origin: Origin,
 ) -> LogRecord<'f> {
@@ -205,7 +202,7 @@ fn request<'f>(
     format: &Format,
     rules: &Rules,
     fields: &'f Fields<'_>,
-    record: Option<&'f Value>,
+    record: Option<Record<'f>>,
     ts: i64,
     ts_text: &str,
     origin: Origin,
@@ -344,17 +341,13 @@ fn last_of_list(v: &str) -> &str {
 fn tenant<'f>(
     rules: &Rules,
     fields: &'f Fields<'_>,
-    record: Option<&'f Value>,
+    record: Option<Record<'f>>,
     path: Option<&'f str>,
     // The segment after a key, when folding the route already read it.
     segment: Option<Option<&'f str>>,
 ) -> Option<Cow<'f, str>> {
-    let present = record.map(KeySet::of);
     let from_record = |keys: &[String]| -> Option<Cow<'f, str>> {
-        let (rec, present) = (record?, present?);
-        keys.iter()
-            .find_map(|k| lookup_in(rec, present, k).and_then(scalar))
-            .filter(|s| !s.is_empty())
+        record?.first_text(keys, false).filter(|s| !s.is_empty())
     };
     if let Some(t) = from_record(&rules.tenant_field_rules) {
         return Some(t);
@@ -392,21 +385,14 @@ fn tenant<'f>(
 fn integration<'f>(
     rules: &Rules,
     fields: &'f Fields<'_>,
-    record: Option<&'f Value>,
+    record: Option<Record<'f>>,
     path: &str,
     user_agent: Option<&'f str>,
 ) -> Option<Cow<'f, str>> {
     let key = fields
         .get(Role::ApiKey)
         .map(Cow::Borrowed)
-        .or_else(|| {
-            let rec = record?;
-            let present = KeySet::of(rec);
-            rules
-                .api_key_fields
-                .iter()
-                .find_map(|k| lookup_in(rec, present, k).and_then(scalar))
-        })
+        .or_else(|| record?.first_text(&rules.api_key_fields, false))
         .or_else(|| {
             // Most paths have no query: skip the parameter search then.
             memchr::memchr(b'?', path.as_bytes())?;
@@ -428,14 +414,6 @@ fn integration<'f>(
         return Some(Cow::Borrowed("browser"));
     }
     Some(Cow::Borrowed(token))
-}
-
-fn scalar(v: &Value) -> Option<Cow<'_, str>> {
-    match v {
-        Value::String(s) => Some(Cow::Borrowed(s)),
-        Value::Number(n) => Some(Cow::Owned(n.to_string())),
-        _ => None,
-    }
 }
 
 /// Severity names and numbers (pino/bunyan 10..60, syslog 0..7 are told
