@@ -89,7 +89,8 @@ impl<'a> LazyRecord<'a> {
         if let Some(v) = self.top(key) {
             return Some(Cow::Borrowed(v));
         }
-        let (first, rest) = key.split_once('.')?;
+        let dot = key.bytes().position(|b| b == b'.')?;
+        let (first, rest) = (&key[..dot], &key[dot + 1..]);
         let v = self.top(first)?;
         // The rest of the path, through the nested values (rarely asked:
         // parsed into a `Value` then), part by part as `lookup` walks it.
