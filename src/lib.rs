@@ -22,6 +22,7 @@ pub mod read;
 pub mod redact;
 pub mod render;
 pub mod report;
+mod scan;
 pub mod zone;
 
 use miette::Diagnostic;

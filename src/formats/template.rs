@@ -15,6 +15,7 @@ use std::sync::OnceLock;
 
 use super::compile::Fields;
 use super::role::Role;
+use crate::scan::find_byte;
 
 #[derive(Debug, Deserialize)]
 struct VariableFile {
@@ -255,16 +256,6 @@ fn find_literal(hay: &str, lit: &str) -> Option<usize> {
         from = at + 1;
     }
     None
-}
-
-/// The first `b` in `hay`: most fields are a few bytes long, so a plain
-/// loop looks at the first bytes before memchr's vector search is set up.
-fn find_byte(b: u8, hay: &[u8]) -> Option<usize> {
-    let short = hay.len().min(16);
-    if let Some(i) = hay[..short].iter().position(|&c| c == b) {
-        return Some(i);
-    }
-    memchr::memchr(b, &hay[short..]).map(|i| i + short)
 }
 
 /// The offset of the first `"` not escaped by a backslash and followed by `rest`.

@@ -112,8 +112,8 @@ fn fold_to<'p>(
     }
 }
 
-/// `path.split('/')` as a byte loop: segments are a few bytes long, where
-/// `split`'s searcher costs more than the search.
+/// `path.split('/')` by [`crate::scan::find_byte`]: segments are a few bytes
+/// long, where `split`'s searcher costs more than the search.
 fn segments(path: &str) -> impl Iterator<Item = &str> {
     let bytes = path.as_bytes();
     let mut start = 0;
@@ -122,10 +122,8 @@ fn segments(path: &str) -> impl Iterator<Item = &str> {
         if done {
             return None;
         }
-        let mut end = start;
-        while end < bytes.len() && bytes[end] != b'/' {
-            end += 1;
-        }
+        let end = crate::scan::find_byte(b'/', bytes.get(start..).unwrap_or_default())
+            .map_or(bytes.len(), |i| start + i);
         // Cut at ASCII '/' only, so both ends are char boundaries.
         let seg = path.get(start..end).unwrap_or("");
         done = end >= bytes.len();
