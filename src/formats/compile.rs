@@ -59,7 +59,7 @@ impl<'a> Fields<'a> {
     /// continuation line, a logger configured without one), or a
     /// placeholder where the source had no value.
     pub fn untimed(&self) -> Option<&'static str> {
-        match self.get(Role::Ts).map(str::trim) {
+        match self.get(Role::Ts).map(str::trim_ascii) {
             None => Some("no timestamp"),
             Some("" | "-" | "<nil>" | "null") => Some("placeholder timestamp"),
             Some(_) => None,

@@ -231,7 +231,7 @@ fn request<'f>(
     // `-`: the client went away before a status was sent.
     let status = match fields
         .get(Role::Status)
-        .map(str::trim)
+        .map(str::trim_ascii)
         .filter(|s| *s != "-" && !s.is_empty())
     {
         Some(s) => Some(s.parse::<u16>().map_err(|_| "status is not a number")?),
@@ -300,7 +300,7 @@ fn path_hash(raw: &str) -> u64 {
 /// A duration in milliseconds: a bare number is in the definition's unit;
 /// one written with its unit (GCP's `"0.123s"`, Heroku's `18ms`) says its own.
 fn duration_ms(text: &str, unit: DurationUnit) -> Option<f64> {
-    let t = text.trim();
+    let t = text.trim_ascii();
     if let Ok(v) = t.parse::<f64>() {
         // Negative: a timer that never ran (`-1`), not a duration.
         return (v >= 0.0).then(|| unit.to_ms(v));
@@ -323,7 +323,7 @@ fn duration_ms(text: &str, unit: DurationUnit) -> Option<f64> {
 /// nginx writes `a, b` (and `a : b`) when a request was retried across
 /// upstreams; the last one answered.
 fn last_of_list(v: &str) -> &str {
-    let v = v.trim();
+    let v = v.trim_ascii();
     // The common case, one value: no searcher to set up.
     if memchr::memchr(b' ', v.as_bytes()).is_none() {
         return v;
@@ -419,7 +419,7 @@ fn integration<'f>(
 /// Severity names and numbers (pino/bunyan 10..60, syslog 0..7 are told
 /// apart by range) to a level.
 pub fn level(text: &str) -> Level {
-    let t = text.trim();
+    let t = text.trim_ascii();
     if let Ok(n) = t.parse::<u32>() {
         return match n {
             0..=7 => match n {
