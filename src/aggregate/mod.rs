@@ -587,9 +587,8 @@ impl Aggregates {
     ) -> Result<Vec<DimStats>, AggregateError> {
         let cells = self.by_dim[dim as usize]
             .iter()
-            .filter(|(id, _, _)| *id != 0)
-            .map(|(id, s, c)| (self.names.name(id), s, c));
-        table::dim_stats(cells, window, baseline)
+            .filter(|(id, _, _)| *id != 0);
+        table::dim_stats(cells, window, baseline, |id| self.names.name(id))
     }
 }
 

@@ -68,11 +68,15 @@ fn in_span(span: Span) -> Expr {
         .and(col("sec").lt(lit(span.end)))
 }
 
-/// Group cells by value, summing inside `window` and `baseline`. Sorted by value.
-pub fn dim_stats<'a>(
-    cells: impl Iterator<Item = (&'a str, i64, &'a Cell)>,
+/// Group cells by value id, summing inside `window` and `baseline`; `name`
+/// gives an id's value. Sorted by value. The table holds ids, not names:
+/// grouping integers is cheaper than grouping strings, and only the groups
+/// need their name.
+pub fn dim_stats<'a, 'n>(
+    cells: impl Iterator<Item = (u32, i64, &'a Cell)>,
     window: Span,
     baseline: Span,
+    name: impl Fn(u32) -> &'n str,
 ) -> Result<Vec<DimStats>, AggregateError> {
     let err = |source| AggregateError {
         what: "dimension",
@@ -112,18 +116,15 @@ pub fn dim_stats<'a>(
                 .alias("b_busy"),
             col("requests").sum().alias("t_req"),
         ])
-        .sort(["value"], SortMultipleOptions::default())
         .collect()
         .map_err(err)?;
-    let text = |name: &str| -> Result<Vec<String>, AggregateError> {
-        Ok(out
-            .column(name)
-            .and_then(|c| c.str().cloned())
-            .map_err(err)?
-            .iter()
-            .map(|v| v.unwrap_or("").to_string())
-            .collect())
-    };
+    let ids: Vec<u32> = out
+        .column("value")
+        .and_then(|c| c.u32().cloned())
+        .map_err(err)?
+        .iter()
+        .map(|v| v.unwrap_or(0))
+        .collect();
     let int = |name: &str| -> Result<Vec<u64>, AggregateError> {
         Ok(out
             .column(name)
@@ -133,8 +134,7 @@ pub fn dim_stats<'a>(
             .map(|v| v.unwrap_or(0).max(0) as u64)
             .collect())
     };
-    let (value, w_req, w_fail, w_busy, b_req, b_busy, t_req) = (
-        text("value")?,
+    let (w_req, w_fail, w_busy, b_req, b_busy, t_req) = (
         int("w_req")?,
         int("w_fail")?,
         int("w_busy")?,
@@ -142,9 +142,9 @@ pub fn dim_stats<'a>(
         int("b_busy")?,
         int("t_req")?,
     );
-    Ok((0..value.len())
+    let mut stats: Vec<DimStats> = (0..ids.len())
         .map(|i| DimStats {
-            value: value[i].clone(),
+            value: name(ids[i]).to_string(),
             window_requests: w_req[i],
             window_failed: w_fail[i],
             window_busy_ms: w_busy[i] as f64 / 1000.0,
@@ -152,7 +152,9 @@ pub fn dim_stats<'a>(
             baseline_busy_ms: b_busy[i] as f64 / 1000.0,
             total_requests: t_req[i],
         })
-        .collect())
+        .collect();
+    stats.sort_by(|a, b| a.value.cmp(&b.value));
+    Ok(stats)
 }
 
 #[cfg(test)]
@@ -170,9 +172,11 @@ mod tests {
         let a1 = c(2, 0, 10.0);
         let a2 = c(5, 1, 100.0);
         let b1 = c(1, 0, 1.0);
-        let cells = vec![("a", 10, &a1), ("a", 20, &a2), ("b", 10, &b1)];
-        let stats =
-            dim_stats(cells.into_iter(), Span::new(15, 25), Span::new(0, 15)).expect("table");
+        // Ids in another order than their names: the result is by name.
+        let cells = vec![(2, 10, &a1), (2, 20, &a2), (1, 10, &b1)];
+        let name = |id: u32| if id == 2 { "a" } else { "b" };
+        let stats = dim_stats(cells.into_iter(), Span::new(15, 25), Span::new(0, 15), name)
+            .expect("table");
         assert_eq!(stats.len(), 2);
         assert_eq!(stats[0].value, "a");
         assert_eq!(
