@@ -100,7 +100,9 @@ pub fn build<'f>(
     route_buf: Option<&'f mut String>,
 ) -> Result<Event<'f>, SkipReason> {
     let ts_text = fields.get(Role::Ts).ok_or("no timestamp field")?;
-    let ts = times.parse(ts_text).ok_or("unreadable timestamp")?;
+    let (ts, fraction) = times
+        .parse_with_fraction(ts_text)
+        .ok_or("unreadable timestamp")?;
     Ok(match format.def.produces {
         // A proxy's own messages between its request lines (HAProxy's
         // "Proxy started", Heroku's dyno lines) are log records.
@@ -108,7 +110,7 @@ pub fn build<'f>(
             Event::Log(log_record(rules, fields, record, ts, origin))
         }
         Produces::Request => Event::Request(request(
-            format, rules, fields, record, ts, ts_text, origin, route_buf,
+            format, rules, fields, record, ts, fraction, origin, route_buf,
         )?),
         Produces::Log => Event::Log(log_record(rules, fields, record, ts, origin)),
         Produces::Infra => {
@@ -204,7 +206,8 @@ fn request<'f>(
     fields: &'f Fields<'_>,
     record: Option<Record<'f>>,
     ts: i64,
-    ts_text: &str,
+    // The time was written with a fraction of a second.
+    fraction: bool,
     origin: Origin,
     route_buf: Option<&'f mut String>,
 ) -> Result<Request<'f>, SkipReason> {
@@ -244,7 +247,7 @@ fn request<'f>(
         (TimestampMarks::End, Some(d)) => {
             // A whole-second end time was truncated: the request ended half a
             // second later on average.
-            let end = if ts_text.bytes().any(|b| b == b'.' || b == b',') {
+            let end = if fraction {
                 ts
             } else {
                 ts + 500

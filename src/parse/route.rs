@@ -63,6 +63,15 @@ fn fold_to<'p>(
             Folded::Kept("{other}")
         };
     }
+    // The keys' lengths as bits: most segments have no key's length, and
+    // skip the compares.
+    let key_lens = id_after
+        .iter()
+        .fold(0u64, |m, k| m | (1u64 << k.len().min(63)));
+    let is_key = |seg: &str| {
+        key_lens & (1u64 << seg.len().min(63)) != 0
+            && id_after.iter().any(|k| k.eq_ignore_ascii_case(seg))
+    };
     // Nothing is written while every segment so far is kept as it is.
     let mut writing = false;
     let mut prev_is_key = false;
@@ -80,7 +89,7 @@ fn fold_to<'p>(
             prev_is_key = false;
             "{id}"
         } else {
-            prev_is_key = id_after.iter().any(|k| k.eq_ignore_ascii_case(seg));
+            prev_is_key = is_key(seg);
             if prev_is_key && after_key.is_none() {
                 after_first_key = true;
             }

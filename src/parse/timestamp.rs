@@ -87,7 +87,9 @@ const ZONE_ABBREVIATIONS: [(&str, i32); 37] = [
 pub struct TimeParser {
     formats: Vec<String>,
     zone: Zone,
-    last: Option<(String, Millis, bool)>,
+    /// The last text read: its time, whether it had no zone, whether it had
+    /// a fraction of a second. Lines of one second share their text.
+    last: Option<(String, Millis, bool, bool)>,
     /// Year and month of the last timestamp read: the context a time
     /// without a year is placed in.
     context: Option<(i32, u32)>,
@@ -120,19 +122,26 @@ impl TimeParser {
 
     /// UTC milliseconds, or `None` when the text is no timestamp we know.
     pub fn parse(&mut self, text: &str) -> Option<Millis> {
-        if let Some((t, ms, zoneless)) = &self.last {
+        self.parse_with_fraction(text).map(|(ms, _)| ms)
+    }
+
+    /// [`TimeParser::parse`], and whether the text had a fraction of a
+    /// second (worked out once per distinct text, like the time).
+    pub fn parse_with_fraction(&mut self, text: &str) -> Option<(Millis, bool)> {
+        if let Some((t, ms, zoneless, fraction)) = &self.last {
             if t == text {
                 self.saw_zoneless |= *zoneless;
-                return Some(*ms);
+                return Some((*ms, *fraction));
             }
         }
         let (ms, zoneless) = self.parse_uncached(text.trim())?;
+        let fraction = text.bytes().any(|b| b == b'.' || b == b',');
         self.saw_zoneless |= zoneless;
-        self.last = Some((text.to_string(), ms, zoneless));
+        self.last = Some((text.to_string(), ms, zoneless, fraction));
         if let Some(d) = DateTime::from_timestamp_millis(ms) {
             self.context = Some((d.year(), d.month()));
         }
-        Some(ms)
+        Some((ms, fraction))
     }
 
     fn parse_uncached(&self, t: &str) -> Option<(Millis, bool)> {
