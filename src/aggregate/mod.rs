@@ -585,10 +585,11 @@ impl Aggregates {
         window: Span,
         baseline: Span,
     ) -> Result<Vec<DimStats>, AggregateError> {
-        let cells = self.by_dim[dim as usize]
-            .iter()
-            .filter(|(id, _, _)| *id != 0);
-        table::dim_stats(cells, window, baseline, |id| self.names.name(id))
+        let rows = &self.by_dim[dim as usize];
+        let cells = rows.iter().filter(|(id, _, _)| *id != 0);
+        table::dim_stats(cells, rows.len(), window, baseline, |id| {
+            self.names.name(id)
+        })
     }
 }
 

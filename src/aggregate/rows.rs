@@ -66,6 +66,11 @@ impl Rows {
         })
     }
 
+    /// How many cells there are.
+    pub fn len(&self) -> usize {
+        self.rows.values().map(Vec::len).sum()
+    }
+
     /// Every (value id, second, cell).
     pub fn iter(&self) -> impl Iterator<Item = (u32, i64, &Cell)> {
         self.rows

@@ -74,6 +74,8 @@ fn in_span(span: Span) -> Expr {
 /// need their name.
 pub fn dim_stats<'a, 'n>(
     cells: impl Iterator<Item = (u32, i64, &'a Cell)>,
+    // About how many cells there are, to size the columns.
+    len_hint: usize,
     window: Span,
     baseline: Span,
     name: impl Fn(u32) -> &'n str,
@@ -82,8 +84,16 @@ pub fn dim_stats<'a, 'n>(
         what: "dimension",
         source,
     };
-    let (mut values, mut secs, mut requests, mut failed, mut busy) =
-        (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    // Sized up front: these columns hold a cell each, and growing them
+    // would copy and fault in each one several times.
+    let n = len_hint;
+    let (mut values, mut secs, mut requests, mut failed, mut busy) = (
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+    );
     for (v, s, c) in cells {
         values.push(v);
         secs.push(s);
@@ -175,8 +185,14 @@ mod tests {
         // Ids in another order than their names: the result is by name.
         let cells = vec![(2, 10, &a1), (2, 20, &a2), (1, 10, &b1)];
         let name = |id: u32| if id == 2 { "a" } else { "b" };
-        let stats = dim_stats(cells.into_iter(), Span::new(15, 25), Span::new(0, 15), name)
-            .expect("table");
+        let stats = dim_stats(
+            cells.into_iter(),
+            3,
+            Span::new(15, 25),
+            Span::new(0, 15),
+            name,
+        )
+        .expect("table");
         assert_eq!(stats.len(), 2);
         assert_eq!(stats[0].value, "a");
         assert_eq!(

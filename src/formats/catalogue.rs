@@ -50,19 +50,24 @@ pub fn load_definition(file: &str, text: &str) -> Result<Format, FormatError> {
 impl Catalogue {
     /// The built-in formats and rules.
     pub fn builtin() -> Result<Catalogue, CatalogueError> {
-        let rules = Rules::from_texts(
-            builtin_text(RULE_FILES[0]),
-            builtin_text(RULE_FILES[1]),
-            builtin_text(RULE_FILES[2]),
-            builtin_text(RULE_FILES[4]),
-        )?;
-        let mut formats = Vec::new();
-        for (file, text) in BUILTIN {
-            if RULE_FILES.contains(file) || file.starts_with("schema/") {
-                continue;
-            }
-            formats.push(load_definition(file, text)?);
-        }
+        // Compiling the regexes is most of start-up: the rules on one thread
+        // and the definitions on another, while the second core is idle.
+        let (rules, formats) = std::thread::scope(|scope| {
+            let rules = scope.spawn(|| {
+                Rules::from_texts(
+                    builtin_text(RULE_FILES[0]),
+                    builtin_text(RULE_FILES[1]),
+                    builtin_text(RULE_FILES[2]),
+                    builtin_text(RULE_FILES[4]),
+                )
+            });
+            let formats: Result<Vec<_>, FormatError> = Catalogue::builtin_sources()
+                .map(|(file, text)| load_definition(file, text))
+                .collect();
+            (rules.join(), formats)
+        });
+        let rules = rules.map_err(|_| CatalogueError::Worker)??;
+        let formats = formats?;
         let mut cat = Catalogue { formats, rules };
         cat.order();
         Ok(cat)
@@ -141,6 +146,12 @@ pub enum CatalogueError {
     #[error(transparent)]
     #[diagnostic(transparent)]
     Rules(#[from] RuleError),
+    #[error("compiling the built-in rules stopped without a result")]
+    #[diagnostic(
+        code(postmortem::formats::catalogue),
+        help("this is a bug in postmortem; please report it with the command line")
+    )]
+    Worker,
 }
 
 #[cfg(test)]

@@ -71,6 +71,8 @@ pub struct Rules {
     signals: RegexSet,
     signal_of_pattern: Vec<(usize, Signal)>,
     health_routes: rustc_hash::FxHashSet<String>,
+    /// The health routes' lengths, one bit each (63: that long or longer).
+    health_route_lens: u64,
     probe_agents: Vec<String>,
     pub reconnect_routes: Vec<String>,
     infra_reasons: Vec<(String, InfraKind)>,
@@ -207,6 +209,10 @@ impl Rules {
         Ok(Rules {
             signals,
             signal_of_pattern,
+            health_route_lens: s
+                .health_routes
+                .iter()
+                .fold(0, |m, r| m | (1u64 << r.len().min(63))),
             health_routes: s.health_routes.into_iter().collect(),
             reconnect_routes: s.reconnect_routes,
             probe_agents: s
@@ -246,7 +252,10 @@ impl Rules {
 
     /// Whether a request is a health probe, by its route or its user agent.
     pub fn is_health_check(&self, route: &str, user_agent: Option<&str>) -> bool {
-        if self.health_routes.contains(route) {
+        // Most routes have no health route's length: no hashing then.
+        if self.health_route_lens & (1u64 << route.len().min(63)) != 0
+            && self.health_routes.contains(route)
+        {
             return true;
         }
         // Case-insensitive prefix compare without lowercasing a copy per request.

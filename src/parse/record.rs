@@ -247,11 +247,7 @@ fn request<'f>(
         (TimestampMarks::End, Some(d)) => {
             // A whole-second end time was truncated: the request ended half a
             // second later on average.
-            let end = if fraction {
-                ts
-            } else {
-                ts + 500
-            };
+            let end = if fraction { ts } else { ts + 500 };
             (end - d.round() as i64, end)
         }
         (TimestampMarks::Start, Some(d)) => (ts, ts + d.round() as i64),
@@ -304,6 +300,9 @@ fn path_hash(raw: &str) -> u64 {
 /// one written with its unit (GCP's `"0.123s"`, Heroku's `18ms`) says its own.
 fn duration_ms(text: &str, unit: DurationUnit) -> Option<f64> {
     let t = text.trim_ascii();
+    if let Some(v) = plain_decimal(t) {
+        return Some(unit.to_ms(v));
+    }
     if let Ok(v) = t.parse::<f64>() {
         // Negative: a timer that never ran (`-1`), not a duration.
         return (v >= 0.0).then(|| unit.to_ms(v));
@@ -321,6 +320,34 @@ fn duration_ms(text: &str, unit: DurationUnit) -> Option<f64> {
         _ => return None,
     };
     number.parse::<f64>().ok().map(|v| unit.to_ms(v))
+}
+
+/// `123`, `0.173`: digits with at most one point and at most 15 of them,
+/// read as an integer divided by a power of ten. Both are exact doubles and
+/// the division rounds correctly, so the result is the one `parse` gives,
+/// without its general machinery (this runs on every request).
+fn plain_decimal(t: &str) -> Option<f64> {
+    let mut mantissa: u64 = 0;
+    let mut digits = 0;
+    let mut scale: Option<i32> = None;
+    for b in t.bytes() {
+        match b {
+            b'0'..=b'9' => {
+                mantissa = mantissa * 10 + u64::from(b - b'0');
+                digits += 1;
+                if let Some(s) = scale.as_mut() {
+                    *s += 1;
+                }
+            }
+            b'.' if scale.is_none() => scale = Some(0),
+            _ => return None,
+        }
+    }
+    if digits == 0 || digits > 15 {
+        return None;
+    }
+    let scale = scale.unwrap_or(0);
+    Some(mantissa as f64 / 10f64.powi(scale))
 }
 
 /// nginx writes `a, b` (and `a : b`) when a request was retried across
@@ -520,6 +547,31 @@ mod tests {
             None,
         );
         assert!(matches!(ev, Ok(Event::Request(_))));
+    }
+
+    /// The short path reads what `parse` reads, to the bit.
+    #[test]
+    fn plain_decimals_read_as_parse_reads_them() {
+        for t in [
+            "0",
+            "7",
+            "0.173",
+            "0.001",
+            "12.5",
+            "1.000",
+            "0.1",
+            "0.3",
+            "123456.789012345",
+            "999999999999999",
+            "3.",
+            ".5",
+            "0.0000000000001",
+        ] {
+            assert_eq!(plain_decimal(t), t.parse::<f64>().ok(), "{t}");
+        }
+        for t in ["", ".", "1.2.3", "-1", "1e3", "12a", "1234567890123456"] {
+            assert_eq!(plain_decimal(t), None, "{t}");
+        }
     }
 
     #[test]

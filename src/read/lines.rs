@@ -68,7 +68,8 @@ impl Chunk {
         }
         let first = self.first_line;
         let empty = self.data.is_empty();
-        let text = std::str::from_utf8(data).ok();
+        // simdutf8 checks a 4 MiB chunk several times faster than std.
+        let text = simdutf8::basic::from_utf8(data).ok();
         // memchr finds line ends a vector at a time; `split` looks at each byte.
         let mut start = 0;
         let mut done = empty;
