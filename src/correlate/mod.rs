@@ -361,9 +361,12 @@ fn symptom_flags(
         .count() as f64
         / base_waiting
         > 0.5;
+    // Pool lines count when they come far more often than in the baseline:
+    // a pool also logs its state as a matter of course (HikariCP's stats).
+    let pool_logs: Vec<f64> = a.pool.log_lines.iter().map(|c| f64::from(*c)).collect();
+    let pool_flags = onset::count_flags(&pool_logs, onset::base_rate(&pool_logs, range.clone()));
     for i in 0..n {
-        other[i] =
-            log_flags[i] || a.pool.log_lines[i] > 0 || (a.pool.waiting_secs[i] && !waiting_usual);
+        other[i] = log_flags[i] || pool_flags[i] || (a.pool.waiting_secs[i] && !waiting_usual);
     }
     for (_, cells) in health {
         for (i, c) in cells.iter().enumerate() {

@@ -10,6 +10,7 @@
 
 use super::finding::{confidence, Evidence, Finding, Subject};
 use super::Context;
+use crate::correlate::stats::poisson_exceeds;
 use crate::event::Signal;
 
 pub const ID: &str = "pool_exhaustion";
@@ -33,10 +34,22 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
         .filter(|p| p.saturated.iter().any(|r| r.0 < w1 && r.1 > w0))
         .collect();
     let span = a.span.unwrap_or(window);
-    let log_lines: u32 = (window.start..window.end)
-        .filter(|s| span.contains(*s))
-        .map(|s| a.pool.log_lines[(s - span.start) as usize])
-        .sum();
+    let lines_in = |w: crate::aggregate::Span| -> u32 {
+        (w.start..w.end)
+            .filter(|s| span.contains(*s))
+            .map(|s| a.pool.log_lines[(s - span.start) as usize])
+            .sum()
+    };
+    let mut log_lines = lines_in(window);
+    // A pool logs its state all the time (HikariCP's pool stats every 30 s,
+    // connections added): such lines count only when they come far more
+    // often than before the incident.
+    if let Some(b) = a.baseline.filter(|b| b.secs() > 0.0) {
+        let expected = f64::from(lines_in(b)) / b.secs() * window.secs();
+        if !poisson_exceeds(f64::from(log_lines), expected) {
+            log_lines = 0;
+        }
+    }
     if saturated.is_empty() && log_lines == 0 {
         return;
     }

@@ -98,3 +98,50 @@ fn corpus_files_are_detected_parsed_and_give_their_fields() {
     }
     assert!(checked > 0, "no corpus expectations");
 }
+
+/// `db_pool_exhaustion.log` gathers how pool exhaustion reads in many
+/// ecosystems (HikariCP, SQLAlchemy, ActiveRecord, go-pg, and HikariCP's
+/// pool-stats lines): every entry's message must carry the pool-exhaustion
+/// signal, whether or not the entry has a time of its own.
+#[test]
+fn every_pool_exhaustion_entry_signals_pool_exhaustion() {
+    use postmortem::event::{Discard, Signal};
+    use postmortem::formats::{Catalogue, Role};
+    let Some(dir) = corpus() else {
+        eprintln!("SKIPPED: ../shared/corpus is not present in this checkout");
+        return;
+    };
+    let cat = Catalogue::builtin().expect("catalogue");
+    let path = dir.join("db_pool_exhaustion.log");
+    let input = postmortem::read::open_all(&[path])
+        .expect("open")
+        .pop()
+        .expect("one input");
+    let mut messages: Vec<(u64, String)> = Vec::new();
+    let mut look = |o: postmortem::event::Origin, f: &postmortem::formats::Fields<'_>| {
+        messages.push((o.line, f.get(Role::Message).unwrap_or("").to_string()));
+    };
+    let stats = postmortem::parse::parse_input_inspect(
+        input,
+        0,
+        &cat,
+        &postmortem::parse::ParseOptions::default(),
+        &mut Discard,
+        Some(&mut look),
+    )
+    .expect("parse");
+    assert_eq!(stats.skipped, 0, "{stats:?}");
+    // Entries are lines; a stack frame belongs to the entry above it.
+    let entries: Vec<&(u64, String)> = messages
+        .iter()
+        .filter(|(_, m)| !m.trim().is_empty())
+        .collect();
+    assert!(entries.len() >= 10, "{messages:?}");
+    for (line, message) in entries {
+        assert_eq!(
+            cat.rules.signal_of(message),
+            Some(Signal::PoolExhausted),
+            "line {line}: {message}"
+        );
+    }
+}

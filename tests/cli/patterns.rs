@@ -279,3 +279,40 @@ fn clients_reconnecting_all_at_once_after_an_outage_are_a_thundering_herd() {
     let f = findings_of(&d);
     assert!(confidence_of(&f, "thundering_herd") >= 0.5, "{f:?}");
 }
+
+/// Regression: a pool's routine state lines (HikariCP's pool stats every
+/// 30 s, connections added) are in the pool-exhaustion family, but on a
+/// healthy service they are no incident and no exhaustion; the same lines in
+/// a burst, with the errors, are.
+#[test]
+fn a_pools_routine_state_lines_are_no_incident() {
+    let d = dir("hikari-stats");
+    fs::write(d.join("access.log"), access_log(&[])).expect("write");
+    let mut app = String::new();
+    for sec in (0..1200u64).step_by(30) {
+        let _ = writeln!(
+            app,
+            "2026-10-01 07:{:02}:{:02}.000 DEBUG 4411 --- [l-1 housekeeper] com.zaxxer.hikari.pool.HikariPool : HikariPool-1 - Pool stats (total=10, active=2, idle=8, waiting=0)",
+            sec / 60,
+            sec % 60
+        );
+        if sec % 300 == 0 {
+            let _ = writeln!(
+                app,
+                "2026-10-01 07:{:02}:{:02}.500 DEBUG 4411 --- [onnection adder] com.zaxxer.hikari.pool.HikariPool : HikariPool-1 - Added connection org.postgresql.jdbc.PgConnection@5e1f",
+                sec / 60,
+                sec % 60
+            );
+        }
+    }
+    fs::write(d.join("app.log"), app).expect("write");
+    let (code, out, err) = run(&["analyze", "--json", d.to_str().unwrap_or("")]);
+    assert_eq!(code, 0, "{err}");
+    let r: Value = serde_json::from_str(&out).expect("json");
+    assert_eq!(r["incident"]["found"], false, "{}", r["timeline"]);
+    let findings = r["findings"].as_array().expect("findings");
+    assert!(
+        !findings.iter().any(|f| f["pattern"] == "pool_exhaustion"),
+        "{findings:?}"
+    );
+}
