@@ -328,6 +328,14 @@ impl Aggregates {
     pub fn merge(&mut self, mut other: Aggregates) {
         self.flush_recent();
         other.flush_recent();
+        // Nothing here yet (the first worker's part): take the other whole
+        // rather than rebuild it entry by entry.
+        if self.first_ms.is_none() && self.names.len() <= 1 {
+            let bounds = self.bounds;
+            *self = other;
+            self.bounds = bounds;
+            return;
+        }
         let remap: Vec<u32> = (0..other.names.len() as u32)
             .map(|i| self.names.id(other.names.name(i)))
             .collect();
