@@ -97,6 +97,10 @@ pub struct Aggregates {
     health: BTreeMap<(u32, i64), Cell>,
     /// Per dimension (in [`Dim`] order), cells by second and value id.
     by_dim: [Rows; 4],
+    /// Per dimension, its cells as a polars table, made on the first
+    /// `dim_stats` after reading and kept for the next ones (correlation asks
+    /// for several windows); `merge` and `finish` drop them.
+    frames: [std::sync::OnceLock<polars::prelude::DataFrame>; 4],
     /// The second being filled; merged into `total` and `by_dim` when a
     /// later second starts, and by `merge` and `finish`.
     recent: Recent,
@@ -326,6 +330,7 @@ impl Aggregates {
     /// merges by sums, minima and maxima, so the result does not depend on
     /// how the lines were split or in which order the parts arrive.
     pub fn merge(&mut self, mut other: Aggregates) {
+        self.frames = Default::default();
         self.flush_recent();
         other.flush_recent();
         // Nothing here yet (the first worker's part): take the other whole
@@ -400,6 +405,7 @@ impl Aggregates {
 
     /// Sort what arrived out of order; call once after the last event.
     pub fn finish(&mut self) {
+        self.frames = Default::default();
         self.flush_recent();
         for s in self.metrics.values_mut() {
             s.points
@@ -481,19 +487,25 @@ impl Aggregates {
 
     /// The distinct values of one dimension, sorted, unknown left out.
     pub fn dim_values(&self, dim: Dim) -> Vec<String> {
-        let mut ids: Vec<u32> = self.by_dim[dim as usize]
-            .iter()
-            .map(|(id, _, _)| id)
-            .filter(|id| *id != 0)
-            .collect();
-        ids.sort_unstable();
-        ids.dedup();
-        let mut names: Vec<String> = ids
-            .into_iter()
-            .map(|i| self.names.name(i).to_string())
+        // Marks by id: every cell is looked at once, nothing is sorted but
+        // the names.
+        let mut seen = vec![false; self.names.len()];
+        for (id, _, _) in self.by_dim[dim as usize].iter() {
+            if let Some(s) = seen.get_mut(id as usize) {
+                *s = true;
+            }
+        }
+        let mut names: Vec<String> = (1..seen.len())
+            .filter(|&i| seen[i])
+            .map(|i| self.names.name(i as u32).to_string())
             .collect();
         names.sort();
         names
+    }
+
+    /// Whether any request named a value of `dim`.
+    pub fn has_values(&self, dim: Dim) -> bool {
+        self.by_dim[dim as usize].iter().any(|(id, _, _)| id != 0)
     }
 
     /// The integration that sent most of a tenant's requests.
@@ -593,11 +605,17 @@ impl Aggregates {
         window: Span,
         baseline: Span,
     ) -> Result<Vec<DimStats>, AggregateError> {
-        let rows = &self.by_dim[dim as usize];
-        let cells = rows.iter().filter(|(id, _, _)| *id != 0);
-        table::dim_stats(cells, rows.len(), window, baseline, |id| {
-            self.names.name(id)
-        })
+        let slot = &self.frames[dim as usize];
+        if slot.get().is_none() {
+            let rows = &self.by_dim[dim as usize];
+            let cells = rows.iter().filter(|(id, _, _)| *id != 0);
+            // Another reader may have set it meanwhile: the same table.
+            let _ = slot.set(table::dim_frame(cells, rows.len())?);
+        }
+        match slot.get() {
+            Some(df) => table::dim_stats(df, window, baseline, |id| self.names.name(id)),
+            None => Ok(Vec::new()),
+        }
     }
 }
 

@@ -68,18 +68,13 @@ fn in_span(span: Span) -> Expr {
         .and(col("sec").lt(lit(span.end)))
 }
 
-/// Group cells by value id, summing inside `window` and `baseline`; `name`
-/// gives an id's value. Sorted by value. The table holds ids, not names:
-/// grouping integers is cheaper than grouping strings, and only the groups
-/// need their name.
-pub fn dim_stats<'a, 'n>(
+/// One dimension's cells as a table: a row per (value id, second). Built
+/// once per dimension and queried for each window and baseline.
+pub fn dim_frame<'a>(
     cells: impl Iterator<Item = (u32, i64, &'a Cell)>,
     // About how many cells there are, to size the columns.
     len_hint: usize,
-    window: Span,
-    baseline: Span,
-    name: impl Fn(u32) -> &'n str,
-) -> Result<Vec<DimStats>, AggregateError> {
+) -> Result<DataFrame, AggregateError> {
     let err = |source| AggregateError {
         what: "dimension",
         source,
@@ -101,15 +96,32 @@ pub fn dim_stats<'a, 'n>(
         failed.push(i64::from(c.failed));
         busy.push(c.busy_us as i64);
     }
-    let df = DataFrame::new_infer_height(vec![
+    DataFrame::new_infer_height(vec![
         Column::new("value".into(), values),
         Column::new("sec".into(), secs),
         Column::new("requests".into(), requests),
         Column::new("failed".into(), failed),
         Column::new("busy_us".into(), busy),
     ])
-    .map_err(err)?;
+    .map_err(err)
+}
+
+/// Group a [`dim_frame`] by value id, summing inside `window` and
+/// `baseline`; `name` gives an id's value. Sorted by value. The table holds
+/// ids, not names: grouping integers is cheaper than grouping strings, and
+/// only the groups need their name.
+pub fn dim_stats<'n>(
+    df: &DataFrame,
+    window: Span,
+    baseline: Span,
+    name: impl Fn(u32) -> &'n str,
+) -> Result<Vec<DimStats>, AggregateError> {
+    let err = |source| AggregateError {
+        what: "dimension",
+        source,
+    };
     let out = df
+        .clone()
         .lazy()
         .group_by([col("value")])
         .agg([
@@ -185,14 +197,8 @@ mod tests {
         // Ids in another order than their names: the result is by name.
         let cells = vec![(2, 10, &a1), (2, 20, &a2), (1, 10, &b1)];
         let name = |id: u32| if id == 2 { "a" } else { "b" };
-        let stats = dim_stats(
-            cells.into_iter(),
-            3,
-            Span::new(15, 25),
-            Span::new(0, 15),
-            name,
-        )
-        .expect("table");
+        let df = dim_frame(cells.into_iter(), 3).expect("frame");
+        let stats = dim_stats(&df, Span::new(15, 25), Span::new(0, 15), name).expect("table");
         assert_eq!(stats.len(), 2);
         assert_eq!(stats[0].value, "a");
         assert_eq!(

@@ -65,7 +65,7 @@ pub fn attribute(
     window: Span,
     baseline: Span,
 ) -> Result<Attribution, AggregateError> {
-    let (dim, name) = if !agg.dim_values(Dim::Tenant).is_empty() {
+    let (dim, name) = if agg.has_values(Dim::Tenant) {
         (Dim::Tenant, "tenant")
     } else {
         (Dim::Integration, "integration")
