@@ -294,13 +294,7 @@ pub(super) fn parse<S: EventSink>(
         }
     };
     if let Some(syntax) = format.def.syntax {
-        let mut text = head
-            .iter()
-            .map(|(_, l)| l.as_str())
-            .collect::<Vec<_>>()
-            .join("\n");
-        text.push('\n');
-        text.push_str(&lines.rest_to_string()?);
+        let text = whole_text(&head, lines)?;
         let table = tabular::read(syntax, &text);
         for n in table.blank {
             stats.skip(n, "blank line", "");
@@ -351,13 +345,7 @@ pub(super) fn parse<S: EventSink>(
         }
         RecordMode::Documents => {
             stats.documents = true;
-            let mut text = head
-                .iter()
-                .map(|(_, l)| l.as_str())
-                .collect::<Vec<_>>()
-                .join("\n");
-            text.push('\n');
-            text.push_str(&lines.rest_to_string()?);
+            let text = whole_text(&head, lines)?;
             let text = super::console::console_to_json(&text).unwrap_or(text);
             let idx = super::LineIndex::new(&text);
             let mut docs: Vec<&RawValue> = Vec::new();
@@ -626,6 +614,21 @@ fn level_in(line: &str) -> Level {
         }
     }
     Level::Info
+}
+
+/// The head lines read for detection and the rest of the input, as one text.
+fn whole_text(
+    head: &[(u64, String)],
+    lines: &mut crate::read::Lines,
+) -> Result<String, crate::read::ReadError> {
+    let mut text = head
+        .iter()
+        .map(|(_, l)| l.as_str())
+        .collect::<Vec<_>>()
+        .join("\n");
+    text.push('\n');
+    text.push_str(&lines.rest_to_string()?);
+    Ok(text)
 }
 
 #[cfg(test)]

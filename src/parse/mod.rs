@@ -278,15 +278,7 @@ pub fn parse_input_inspect<S: EventSink>(
     let mut reader = format.extractor();
     match detection.mode {
         RecordMode::Lines => {
-            let mut cx = LineCx {
-                format,
-                cat,
-                index,
-                reader: &mut reader,
-                times: &mut times,
-                last: None,
-                route_buf: String::new(),
-            };
+            let mut cx = LineCx::new(format, cat, index, &mut reader, &mut times);
             let mut last = 0;
             for (n, line) in &head {
                 cx.line(*n, line, &mut stats, sink);
@@ -352,7 +344,25 @@ struct LineCx<'c, 'i> {
     route_buf: String,
 }
 
-impl LineCx<'_, '_> {
+impl<'c, 'i> LineCx<'c, 'i> {
+    fn new(
+        format: &'c Format,
+        cat: &'c Catalogue,
+        index: u32,
+        reader: &'c mut Option<Box<dyn Extractor>>,
+        times: &'c mut Builder<'i>,
+    ) -> LineCx<'c, 'i> {
+        LineCx {
+            format,
+            cat,
+            index,
+            reader,
+            times,
+            last: None,
+            route_buf: String::new(),
+        }
+    }
+
     fn line<S: EventSink>(&mut self, n: u64, line: &str, stats: &mut InputStats, sink: &mut S) {
         let origin = Origin {
             input: self.index,
@@ -591,15 +601,7 @@ fn parse_chunks<S: EventSink>(
     if opts.threads <= 1 {
         let mut reader = None;
         let mut times = Builder::new(year_seed.for_chunk(), None);
-        let mut cx = LineCx {
-            format,
-            cat,
-            index,
-            reader: &mut reader,
-            times: &mut times,
-            last: None,
-            route_buf: String::new(),
-        };
+        let mut cx = LineCx::new(format, cat, index, &mut reader, &mut times);
         let mut st = InputStats::default();
         let mut buf = Vec::new();
         while let Some(chunk) = lines.next_chunk_into(CHUNK_BYTES, continuations, buf)? {
@@ -629,15 +631,7 @@ fn parse_chunks<S: EventSink>(
                     let mut reader = None;
                     // Year-less times in a chunk start from the year the head was in.
                     let mut times = Builder::new(year_seed.for_chunk(), None);
-                    let mut cx = LineCx {
-                        format,
-                        cat,
-                        index,
-                        reader: &mut reader,
-                        times: &mut times,
-                        last: None,
-                        route_buf: String::new(),
-                    };
+                    let mut cx = LineCx::new(format, cat, index, &mut reader, &mut times);
                     loop {
                         // The lock is held only to take the next chunk.
                         let next = rx.lock().map(|r| r.recv());

@@ -526,27 +526,22 @@ mod tests {
         let mut fields = Fields::default();
         fields.set(Role::Ts, "2026-10-01T07:58:06Z".into());
         fields.set(Role::Message, "Proxy web started.".into());
-        let ev = build(
-            f,
-            &cat.rules,
-            &mut times,
-            &fields,
-            None,
-            Origin::default(),
-            None,
-        );
+        let mut event_of = |fields: &Fields<'_>| {
+            build(
+                f,
+                &cat.rules,
+                &mut times,
+                fields,
+                None,
+                Origin::default(),
+                None,
+            )
+            .map(Event::into_owned)
+        };
+        let ev = event_of(&fields);
         assert!(matches!(ev, Ok(Event::Log(l)) if l.message == "Proxy web started."));
         fields.set(Role::Status, "200".into());
-        let ev = build(
-            f,
-            &cat.rules,
-            &mut times,
-            &fields,
-            None,
-            Origin::default(),
-            None,
-        );
-        assert!(matches!(ev, Ok(Event::Request(_))));
+        assert!(matches!(event_of(&fields), Ok(Event::Request(_))));
     }
 
     /// The short path reads what `parse` reads, to the bit.
