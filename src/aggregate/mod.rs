@@ -485,6 +485,21 @@ impl Aggregates {
         out
     }
 
+    /// [`Aggregates::dim_series`] of several values in one pass over the
+    /// seconds (each second's row is read once, not once per value).
+    pub fn dim_series_many(&self, dim: Dim, values: &[&str], span: Span) -> Vec<Vec<Cell>> {
+        let ids: Vec<Option<u32>> = values.iter().map(|v| self.names.get(v)).collect();
+        let mut out = vec![vec![Cell::default(); span.len()]; values.len()];
+        self.by_dim[dim as usize].for_each_row(span.start, span.end, |s, row| {
+            for (k, id) in ids.iter().enumerate() {
+                if let Some(c) = id.and_then(|id| Rows::find(row, id)) {
+                    out[k][(s - span.start) as usize] = *c;
+                }
+            }
+        });
+        out
+    }
+
     /// The distinct values of one dimension, sorted, unknown left out.
     pub fn dim_values(&self, dim: Dim) -> Vec<String> {
         // Marks by id: every cell is looked at once, nothing is sorted but

@@ -51,7 +51,18 @@ impl Rows {
 
     #[cfg(test)]
     pub fn get(&self, id: u32, sec: i64) -> Option<&Cell> {
-        let row = self.rows.get(&sec)?;
+        Rows::find(self.rows.get(&sec)?, id)
+    }
+
+    /// Each second's row in `[start, end)`.
+    pub fn for_each_row(&self, start: i64, end: i64, mut f: impl FnMut(i64, &[(u32, Cell)])) {
+        for (s, row) in self.rows.range(start..end) {
+            f(*s, row);
+        }
+    }
+
+    /// Value `id`'s cell in one row.
+    pub fn find(row: &[(u32, Cell)], id: u32) -> Option<&Cell> {
         row.binary_search_by_key(&id, |(v, _)| *v)
             .ok()
             .map(|i| &row[i].1)
@@ -59,11 +70,9 @@ impl Rows {
 
     /// Value `id`'s cells in `[start, end)`, with their seconds.
     pub fn series(&self, id: u32, start: i64, end: i64) -> impl Iterator<Item = (i64, &Cell)> {
-        self.rows.range(start..end).filter_map(move |(s, row)| {
-            row.binary_search_by_key(&id, |(v, _)| *v)
-                .ok()
-                .map(|i| (*s, &row[i].1))
-        })
+        self.rows
+            .range(start..end)
+            .filter_map(move |(s, row)| Rows::find(row, id).map(|c| (*s, c)))
     }
 
     /// How many cells there are.
@@ -119,6 +128,9 @@ mod tests {
         assert_eq!(a.get(3, 11).map(|c| c.requests), Some(1));
         assert_eq!(a.get(1, 11), None);
         let series: Vec<(i64, u32)> = a.series(3, 0, 100).map(|(s, c)| (s, c.requests)).collect();
+        let mut rows_seen = Vec::new();
+        a.for_each_row(0, 100, |s, row| rows_seen.push((s, row.len())));
+        assert_eq!(rows_seen, vec![(10, 3), (11, 1)]);
         assert_eq!(series, vec![(10, 6), (11, 1)]);
         assert_eq!(a.iter().count(), 4);
     }

@@ -190,10 +190,15 @@ pub fn correlate(agg: &Aggregates, opts: &CorrelateOptions) -> Result<Analysis, 
             .cmp(&x.total_requests)
             .then(x.value.cmp(&y.value))
     });
-    let candidates: Vec<(String, Vec<Cell>)> = ranked
+    let names: Vec<&str> = ranked
         .iter()
         .take(SURGE_CANDIDATES)
-        .map(|s| (s.value.clone(), agg.dim_series(Dim::Tenant, &s.value, span)))
+        .map(|s| s.value.as_str())
+        .collect();
+    let candidates: Vec<(String, Vec<Cell>)> = names
+        .iter()
+        .map(|n| n.to_string())
+        .zip(agg.dim_series_many(Dim::Tenant, &names, span))
         .collect();
 
     // Pass one finds the symptoms against a robust whole-span baseline;
