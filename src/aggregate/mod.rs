@@ -475,14 +475,9 @@ impl Aggregates {
 
     /// Request cells of one dimension value over `span`.
     pub fn dim_series(&self, dim: Dim, value: &str, span: Span) -> Vec<Cell> {
-        let Some(id) = self.names.get(value) else {
-            return vec![Cell::default(); span.len()];
-        };
-        let mut out = vec![Cell::default(); span.len()];
-        for (s, c) in self.by_dim[dim as usize].series(id, span.start, span.end) {
-            out[(s - span.start) as usize] = *c;
-        }
-        out
+        self.dim_series_many(dim, &[value], span)
+            .pop()
+            .unwrap_or_else(|| vec![Cell::default(); span.len()])
     }
 
     /// [`Aggregates::dim_series`] of several values in one pass over the

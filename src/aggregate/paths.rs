@@ -19,12 +19,11 @@ use rustc_hash::FxHashMap as HashMap;
 /// Pairs kept before sampling starts: a table that stays in cache.
 pub const CAP: usize = 1 << 16;
 
-/// Where a path was requested: first and last second and how often.
+/// Where a path was requested: its first and last second.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PathSeen {
     pub first: i64,
     pub last: i64,
-    pub count: u32,
 }
 
 #[derive(Debug, Default)]
@@ -59,20 +58,14 @@ impl PathSample {
             PathSeen {
                 first: sec,
                 last: sec,
-                count: 1,
             },
         );
     }
 
     fn put(&mut self, key: (u32, u64), p: PathSeen) {
-        let e = self.seen.entry(key).or_insert(PathSeen {
-            first: p.first,
-            last: p.last,
-            count: 0,
-        });
+        let e = self.seen.entry(key).or_insert(p);
         e.first = e.first.min(p.first);
         e.last = e.last.max(p.last);
-        e.count += p.count;
         if self.seen.len() > CAP {
             self.raise();
         }

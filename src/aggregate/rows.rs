@@ -68,13 +68,6 @@ impl Rows {
             .map(|i| &row[i].1)
     }
 
-    /// Value `id`'s cells in `[start, end)`, with their seconds.
-    pub fn series(&self, id: u32, start: i64, end: i64) -> impl Iterator<Item = (i64, &Cell)> {
-        self.rows
-            .range(start..end)
-            .filter_map(move |(s, row)| Rows::find(row, id).map(|c| (*s, c)))
-    }
-
     /// How many cells there are.
     pub fn len(&self) -> usize {
         self.rows.values().map(Vec::len).sum()
@@ -127,7 +120,12 @@ mod tests {
         assert_eq!(a.get(2, 10).map(|c| c.requests), Some(4));
         assert_eq!(a.get(3, 11).map(|c| c.requests), Some(1));
         assert_eq!(a.get(1, 11), None);
-        let series: Vec<(i64, u32)> = a.series(3, 0, 100).map(|(s, c)| (s, c.requests)).collect();
+        let mut series: Vec<(i64, u32)> = Vec::new();
+        a.for_each_row(0, 100, |s, row| {
+            if let Some(c) = Rows::find(row, 3) {
+                series.push((s, c.requests));
+            }
+        });
         let mut rows_seen = Vec::new();
         a.for_each_row(0, 100, |s, row| rows_seen.push((s, row.len())));
         assert_eq!(rows_seen, vec![(10, 3), (11, 1)]);
