@@ -192,6 +192,7 @@ pub fn run(cfg: &Config) -> Result<Report, Error> {
         inputs: inputs.iter().map(|i| i.path.clone()).collect(),
         baseline: cfg.baseline,
         reconnect_routes: cat.rules.reconnect_routes.clone(),
+        scaling: cat.rules.scaling.clone(),
         since: cfg.since,
         until: cfg.until,
     };

@@ -14,6 +14,7 @@ pub mod attribution;
 mod instances;
 mod onset;
 mod pool;
+pub mod scaling;
 pub mod stats;
 pub mod timeline;
 mod versions;
@@ -36,6 +37,8 @@ pub struct CorrelateOptions {
     pub baseline: Option<Span>,
     /// Route fragments of connect/login endpoints (from `parsers/signals.json`).
     pub reconnect_routes: Vec<String>,
+    /// Which way scaling events moved a fleet (from `parsers/signals.json`).
+    pub scaling: crate::formats::scaling::ScalingRules,
     /// `--since`/`--until`, seconds.
     pub since: Option<i64>,
     pub until: Option<i64>,
@@ -90,6 +93,8 @@ pub struct Analysis {
     pub reconnect_routes: Vec<String>,
     /// Deploys, rollbacks and feature-flag changes anywhere in the data.
     pub changes: Vec<InfraEvent>,
+    /// Fleets growing (a responder's action, or an autoscaler's).
+    pub scale_outs: Vec<scaling::ScaleOut>,
     pub warnings: Vec<String>,
 }
 
@@ -299,6 +304,7 @@ pub fn correlate(agg: &Aggregates, opts: &CorrelateOptions) -> Result<Analysis, 
         .chain(versions::changes(agg.banners(), &a.inputs))
         .collect();
     a.changes.sort_by_key(|c| (c.ts, c.origin));
+    a.scale_outs = scaling::scale_outs(agg.infra_events(), &opts.scaling);
     a.timeline = timeline::build(&a);
     Ok(a)
 }

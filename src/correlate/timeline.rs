@@ -23,6 +23,8 @@ pub enum TimelineKind {
     Rollback,
     /// A feature flag turned on or off (added to `report-json.md`'s list).
     FlagChange,
+    /// The fleet grew (a responder's or an autoscaler's action).
+    ScaleOut,
     Crash,
     BacklogPeak,
     InstanceStuck,
@@ -265,6 +267,7 @@ pub fn build(a: &Analysis) -> Vec<TimelineEntry> {
     }
 
     out.extend(changes(a, near));
+    out.extend(scale_outs(a, near));
 
     out.push(TimelineEntry {
         ts: inc.recovered * 1000,
@@ -284,7 +287,10 @@ const CHANGE_LOOKBACK_S: i64 = 1800;
 fn changes(a: &Analysis, near: Span) -> Vec<TimelineEntry> {
     a.changes
         .iter()
-        .filter(|c| c.ts >= (near.start - CHANGE_LOOKBACK_S) * 1000 && c.ts < near.end * 1000)
+        .filter(|c| {
+            c.ts >= (near.start - CHANGE_LOOKBACK_S) * 1000
+                && c.ts < (near.end + super::onset::MERGE_GAP) * 1000
+        })
         .map(|c| TimelineEntry {
             ts: c.ts,
             kind: match c.kind {
@@ -299,6 +305,32 @@ fn changes(a: &Analysis, near: Span) -> Vec<TimelineEntry> {
                 crate::redact::redact_text(&c.message)
             ),
             sources: vec![a.source(c.origin)],
+        })
+        .collect()
+}
+
+/// Scale-outs from the onset (less a merge gap) to a little after recovery:
+/// the action that ended an incident may be logged just after it.
+fn scale_outs(a: &Analysis, near: Span) -> Vec<TimelineEntry> {
+    a.scale_outs
+        .iter()
+        .filter(|s| s.ts >= near.start * 1000 && s.ts < (near.end + super::onset::MERGE_GAP) * 1000)
+        .map(|s| {
+            let size = match (s.from, s.to) {
+                (Some(f), Some(t)) => format!(" from {f} to {t} instances"),
+                (None, Some(t)) => format!(" to {t} instances"),
+                _ => String::new(),
+            };
+            TimelineEntry {
+                ts: s.ts,
+                kind: TimelineKind::ScaleOut,
+                text: format!(
+                    "`{}` scaled out{size}: {}",
+                    s.group,
+                    crate::redact::redact_text(&s.message)
+                ),
+                sources: vec![a.source(s.origin)],
+            }
         })
         .collect()
 }

@@ -21,6 +21,7 @@ mod lazy_json;
 mod mismatch;
 mod role;
 mod rules;
+pub mod scaling;
 pub mod tabular;
 mod template;
 mod versions;

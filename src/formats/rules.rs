@@ -29,6 +29,9 @@ struct SignalFile {
     /// For events whose reason says nothing: words in the message, tried in order.
     #[serde(default)]
     infra_messages: Vec<InfraMessage>,
+    /// What scaling events say about a fleet's size.
+    #[serde(default)]
+    scaling: super::scaling::ScalingFile,
 }
 
 #[derive(Debug, Deserialize)]
@@ -90,6 +93,8 @@ pub struct Rules {
     pub tenant_query_rules: Vec<String>,
     /// Version banners (`parsers/versions.json`).
     pub versions: super::versions::VersionRules,
+    /// Which way scaling events moved a fleet.
+    pub scaling: super::scaling::ScalingRules,
 }
 
 #[derive(Debug, thiserror::Error, miette::Diagnostic)]
@@ -233,6 +238,8 @@ impl Rules {
             tenant_field_rules: Vec::new(),
             tenant_query_rules: Vec::new(),
             versions: super::versions::VersionRules::from_text(versions)?,
+            scaling: super::scaling::ScalingRules::compile(&s.scaling)
+                .map_err(|e| err("signals.json", e))?,
         })
     }
 

@@ -10,7 +10,7 @@ use super::fixture::{root, run};
 
 /// `timeline[].kind` values of `report-json.md` (`recovered` is checked as the
 /// incident's end), and `flag_change`, which this release adds.
-const TIMELINE_KINDS: [&str; 15] = [
+const TIMELINE_KINDS: [&str; 16] = [
     "surge_start",
     "pool_saturated",
     "health_checks_failing",
@@ -22,6 +22,7 @@ const TIMELINE_KINDS: [&str; 15] = [
     "deploy",
     "rollback",
     "flag_change",
+    "scale_out",
     "crash",
     "backlog_peak",
     "instance_stuck",
