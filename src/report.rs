@@ -88,6 +88,8 @@ pub struct RowJson {
 pub struct AttributionJson {
     pub dimension: String,
     pub organic: bool,
+    /// Added to the contract: whether the total request rate rose in the window.
+    pub grew: bool,
     pub rows: Vec<RowJson>,
 }
 
@@ -311,6 +313,7 @@ pub fn build(
         attribution: AttributionJson {
             dimension: attr.dimension.to_string(),
             organic: attr.organic,
+            grew: attr.grew,
             rows: attr
                 .rows
                 .iter()

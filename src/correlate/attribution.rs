@@ -1,6 +1,17 @@
 //! Load attribution: which tenant (or integration) drove the load in the
-//! incident window, against its own baseline, and whether the growth was
-//! one client's or everyone's (organic).
+//! incident window, against its own baseline, and whether one of them is
+//! the culprit or the change was everyone's (organic).
+//!
+//! A culprit is a client whose behaviour changed and whose change explains
+//! what ran out. Its behaviour changed: it sent far more requests than its
+//! own baseline, or its requests became far more expensive (longer) than its
+//! own baseline. It explains what ran out: its share of the servers' busy
+//! time (the sum of request durations: connections and workers held), or of
+//! the requests where no durations are logged, rose sharply between the
+//! baseline and the window, and it holds a large part of it now. A big
+//! tenant whose share stayed what it was is not a culprit however large it
+//! is, and a small one whose rate doubled is not either: everyone slowing
+//! down together, or everyone growing together, is organic.
 
 use crate::aggregate::{AggregateError, Aggregates, Dim, DimStats, Span};
 
@@ -13,15 +24,25 @@ pub struct AttributionRow {
     /// For tenant rows: the integration that sent most of its requests.
     pub integration: Option<String>,
     pub requests: u64,
+    pub baseline_requests: u64,
     pub baseline_rate_per_s: f64,
     pub window_rate_per_s: f64,
     pub rate_ratio: f64,
     pub share_of_requests: f64,
     pub share_of_busy_time: f64,
     pub share_of_errors: f64,
+    /// Its share of requests and of busy time in the baseline.
+    pub baseline_share_of_requests: f64,
+    pub baseline_share_of_busy_time: f64,
+    /// Mean duration of its requests in the window over that in its baseline
+    /// (1 when either has none).
+    pub cost_ratio: f64,
     /// Requests above what its baseline rate explains.
     pub excess_requests: f64,
     pub share_of_excess: f64,
+    /// How far its share of the scarce resource rose (busy time where
+    /// durations are logged, else requests), window less baseline.
+    pub share_shift: f64,
     pub blame: f64,
 }
 
@@ -33,14 +54,27 @@ impl AttributionRow {
             None => format!("`{}`", self.value),
         }
     }
+
+    /// Its behaviour changed: far more requests, or far costlier ones, than
+    /// its own baseline, and not by chance.
+    pub fn changed(&self) -> bool {
+        let more = self.rate_ratio >= CHANGE_RATIO && self.excess_requests > 0.0;
+        let costlier = self.cost_ratio >= CHANGE_RATIO && self.requests >= MIN_COSTLY_REQUESTS;
+        more || costlier
+    }
 }
 
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Attribution {
     pub dimension: &'static str,
+    /// No single client explains the incident (`rows[0]` is no culprit).
     pub organic: bool,
+    /// `rows[0]` is the culprit.
+    pub culprit: bool,
     /// The window's total request rate is significantly above the baseline's.
     pub grew: bool,
+    /// Whether durations were logged (shares are of busy time, else of requests).
+    pub timed: bool,
     pub rows: Vec<AttributionRow>,
     pub window: Option<Span>,
     pub window_requests: u64,
@@ -59,6 +93,18 @@ pub const MAX_ROWS: usize = 15;
 /// The top contributor must explain at least this share of the excess for
 /// the growth to be pinned on it; below it the growth is spread (organic).
 pub const SINGLE_CULPRIT_SHARE: f64 = 0.5;
+/// A client's rate or per-request cost must at least double against its own
+/// baseline for its behaviour to count as changed: a doubling is what "far
+/// above" means at the smallest, and the Poisson test keeps chance out.
+pub const CHANGE_RATIO: f64 = 2.0;
+/// Costlier requests count once there are enough of them to weigh: a
+/// handful of slow requests is noise, not a client holding the servers.
+const MIN_COSTLY_REQUESTS: u64 = 20;
+/// A culprit's share of the scarce resource rises by at least a quarter of
+/// the whole: less than that, and most of what ran out is someone else's.
+pub const MIN_SHARE_SHIFT: f64 = 0.25;
+/// And it holds at least a third of the resource in the window.
+pub const MIN_CULPRIT_SHARE: f64 = 1.0 / 3.0;
 
 pub fn attribute(
     agg: &Aggregates,
@@ -92,7 +138,9 @@ pub fn build(
     let total_w: u64 = stats.iter().map(|s| s.window_requests).sum();
     let total_b: u64 = stats.iter().map(|s| s.baseline_requests).sum();
     let busy_w: f64 = stats.iter().map(|s| s.window_busy_ms).sum();
+    let busy_b: f64 = stats.iter().map(|s| s.baseline_busy_ms).sum();
     let failed_w: u64 = stats.iter().map(|s| s.window_failed).sum();
+    let timed = busy_w > 0.0 && busy_b > 0.0;
     let mut rows: Vec<AttributionRow> = stats
         .iter()
         .filter(|s| s.window_requests > 0)
@@ -104,22 +152,41 @@ pub fn build(
             let ratio = window_rate / ((s.baseline_requests as f64 + 1.0) / bsecs);
             let expected = baseline_rate * wsecs;
             let excess = (s.window_requests as f64 - expected).max(0.0);
+            let cost_w = frac(s.window_busy_ms, s.window_requests as f64);
+            let cost_b = frac(s.baseline_busy_ms, s.baseline_requests as f64);
+            let share_req = frac(s.window_requests as f64, total_w as f64);
+            let share_busy = frac(s.window_busy_ms, busy_w);
+            let base_req = frac(s.baseline_requests as f64, total_b as f64);
+            let base_busy = frac(s.baseline_busy_ms, busy_b);
             AttributionRow {
                 value: s.value.clone(),
                 integration: None,
                 requests: s.window_requests,
+                baseline_requests: s.baseline_requests,
                 baseline_rate_per_s: baseline_rate,
                 window_rate_per_s: window_rate,
                 rate_ratio: ratio,
-                share_of_requests: frac(s.window_requests as f64, total_w as f64),
-                share_of_busy_time: frac(s.window_busy_ms, busy_w),
+                share_of_requests: share_req,
+                share_of_busy_time: share_busy,
                 share_of_errors: frac(s.window_failed as f64, failed_w as f64),
+                baseline_share_of_requests: base_req,
+                baseline_share_of_busy_time: base_busy,
+                cost_ratio: if cost_w > 0.0 && cost_b > 0.0 {
+                    cost_w / cost_b
+                } else {
+                    1.0
+                },
                 excess_requests: if poisson_exceeds(s.window_requests as f64, expected) {
                     excess
                 } else {
                     0.0
                 },
                 share_of_excess: 0.0,
+                share_shift: if timed {
+                    share_busy - base_busy
+                } else {
+                    share_req - base_req
+                },
                 blame: 0.0,
             }
         })
@@ -127,10 +194,14 @@ pub fn build(
     let total_excess: f64 = rows.iter().map(|r| r.excess_requests).sum();
     for r in &mut rows {
         r.share_of_excess = frac(r.excess_requests, total_excess);
-        // Blame: who explains the extra load, who held the servers busy, and
-        // (a little) who the failures fell on.
-        r.blame =
-            0.5 * r.share_of_excess + 0.35 * r.share_of_busy_time + 0.15 * r.share_of_requests;
+        // Blame orders the table: how far its share of what ran out rose,
+        // then who explains the extra requests, then who holds most now.
+        let held = if timed {
+            r.share_of_busy_time
+        } else {
+            r.share_of_requests
+        };
+        r.blame = r.share_shift.max(0.0) + 0.25 * r.share_of_excess + 0.1 * held;
     }
     rows.sort_by(|a, b| {
         b.blame
@@ -138,18 +209,27 @@ pub fn build(
             .then(b.requests.cmp(&a.requests))
             .then(a.value.cmp(&b.value))
     });
+    let culprit = rows.first().is_some_and(|r| {
+        let held = if timed {
+            r.share_of_busy_time
+        } else {
+            r.share_of_requests
+        };
+        r.changed() && r.share_shift >= MIN_SHARE_SHIFT && held >= MIN_CULPRIT_SHARE
+    });
     let baseline_rate = total_b as f64 / bsecs;
     let window_rate = total_w as f64 / wsecs;
     let grew = poisson_exceeds(total_w as f64, baseline_rate * wsecs);
-    let top_excess = rows.iter().map(|r| r.share_of_excess).fold(0.0, f64::max);
     let distinct = stats.len();
     let with_failures = stats.iter().filter(|s| s.window_failed > 0).count();
     let active = stats.iter().filter(|s| s.window_requests > 0).count();
     rows.truncate(MAX_ROWS);
     Attribution {
         dimension,
-        organic: grew && top_excess < SINGLE_CULPRIT_SHARE,
+        organic: !culprit,
+        culprit,
         grew,
+        timed,
         rows,
         window: Some(window),
         window_requests: total_w,
@@ -173,29 +253,34 @@ fn frac(a: f64, b: f64) -> f64 {
 mod tests {
     use super::*;
 
-    fn stat(value: &str, w: u64, b: u64, busy: f64) -> DimStats {
+    /// A value with `w` requests in the window and `b` in the baseline, each
+    /// taking `ms_w` and `ms_b` milliseconds.
+    fn stat(value: &str, w: u64, b: u64, ms_w: f64, ms_b: f64) -> DimStats {
         DimStats {
             value: value.into(),
             window_requests: w,
             window_failed: 0,
-            window_busy_ms: busy,
+            window_busy_ms: w as f64 * ms_w,
             baseline_requests: b,
-            baseline_busy_ms: 0.0,
+            baseline_busy_ms: b as f64 * ms_b,
             total_requests: w + b,
         }
     }
 
+    /// 100 s window, 1000 s baseline.
+    fn attribute(stats: &[DimStats]) -> Attribution {
+        build(stats, Span::new(1000, 1100), Span::new(0, 1000), "tenant")
+    }
+
     #[test]
     fn one_surging_tenant_is_blamed() {
-        // 100 s window, 1000 s baseline.
-        let stats = vec![
-            stat("big-but-steady", 1000, 10_000, 1000.0),
-            stat("surger", 5000, 10, 50_000.0),
-            stat("small", 10, 100, 10.0),
-        ];
-        let a = build(&stats, Span::new(1000, 1100), Span::new(0, 1000), "tenant");
+        let a = attribute(&[
+            stat("big-but-steady", 1000, 10_000, 80.0, 40.0),
+            stat("surger", 5000, 10, 90.0, 40.0),
+            stat("small", 10, 100, 80.0, 40.0),
+        ]);
         assert_eq!(a.rows[0].value, "surger");
-        assert!(!a.organic);
+        assert!(a.culprit && !a.organic);
         assert!(a.grew);
         assert!(a.rows[0].rate_ratio > 100.0);
         assert!(a.rows[0].share_of_excess > 0.99);
@@ -204,10 +289,44 @@ mod tests {
     #[test]
     fn growth_spread_over_everyone_is_organic() {
         let stats: Vec<DimStats> = (0..20)
-            .map(|i| stat(&format!("t{i:02}"), 300, 1000, 100.0))
+            .map(|i| stat(&format!("t{i:02}"), 300, 1000, 200.0, 40.0))
             .collect();
-        let a = build(&stats, Span::new(1000, 1100), Span::new(0, 1000), "tenant");
+        let a = attribute(&stats);
         assert!(a.grew);
-        assert!(a.organic);
+        assert!(a.organic && !a.culprit);
+    }
+
+    #[test]
+    fn a_big_tenant_slowing_down_with_everyone_is_no_culprit() {
+        // Everyone's requests take 25x longer (a stuck dependency); the
+        // biggest tenant keeps its 60% share.
+        let a = attribute(&[
+            stat("big", 600, 6000, 1000.0, 40.0),
+            stat("mid", 300, 3000, 1000.0, 40.0),
+            stat("small", 100, 1000, 1000.0, 40.0),
+        ]);
+        assert!(a.organic && !a.culprit, "{:?}", a.rows[0]);
+    }
+
+    #[test]
+    fn a_client_whose_requests_became_costly_is_the_culprit() {
+        // A few more requests than usual, each 50x its usual duration: most
+        // of the busy time.
+        let a = attribute(&[
+            stat("steady", 900, 9000, 300.0, 40.0),
+            stat("slow-integration", 120, 1000, 4000.0, 80.0),
+        ]);
+        assert_eq!(a.rows[0].value, "slow-integration");
+        assert!(a.culprit, "{:?}", a.rows[0]);
+        assert!(a.rows[0].cost_ratio > 40.0);
+    }
+
+    #[test]
+    fn a_small_client_doubling_is_no_culprit() {
+        let a = attribute(&[
+            stat("steady", 1000, 10_000, 40.0, 40.0),
+            stat("doubled", 40, 200, 40.0, 40.0),
+        ]);
+        assert!(!a.culprit, "{:?}", a.rows[0]);
     }
 }

@@ -222,9 +222,7 @@ pub fn correlate(agg: &Aggregates, opts: &CorrelateOptions) -> Result<Analysis, 
                 prelim
                     .rows
                     .first()
-                    .filter(|r| {
-                        !prelim.organic && r.share_of_excess >= attribution::SINGLE_CULPRIT_SHARE
-                    })
+                    .filter(|_| prelim.culprit)
                     .and_then(|r| candidates.iter().find(|(v, _)| *v == r.value))
                     .map(|(_, cells)| cells.as_slice())
             }

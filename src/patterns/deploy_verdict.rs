@@ -16,7 +16,6 @@
 
 use super::finding::{confidence, Evidence, Finding, Subject};
 use super::Context;
-use crate::correlate::attribution::SINGLE_CULPRIT_SHARE;
 use crate::event::InfraKind;
 use crate::zone::clock;
 
@@ -60,11 +59,8 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
             || (flag && c.kind == InfraKind::FlagChange && c.object == deploy.object);
         reverts && c.ts > deploy.ts && c.ts < recovered + FIX_MS
     });
-    let surge = a.attribution.rows.first().filter(|r| {
-        !a.attribution.organic
-            && r.share_of_excess >= SINGLE_CULPRIT_SHARE
-            && r.excess_requests > 0.0
-    });
+    // Another explanation: a client whose own behaviour changed.
+    let surge = a.attribution.rows.first().filter(|_| a.attribution.culprit);
     let mut evidence = vec![Evidence::new(
         format!(
             "{} `{}` at {}: {}",

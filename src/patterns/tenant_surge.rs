@@ -9,9 +9,14 @@
 
 use super::finding::{confidence, Evidence, Finding, Subject};
 use super::Context;
+use crate::correlate::attribution::SINGLE_CULPRIT_SHARE;
 use crate::correlate::timeline::rate;
 
 pub const ID: &str = "tenant_surge";
+
+/// "Far above its own baseline": three times its rate at the least, more
+/// than the doubling that counts as a change of behaviour.
+const SURGE_RATIO: f64 = 3.0;
 
 const ACTIONS: &[&str] = &[
     "Per-account (per-integration) rate limits on the public API, with published quotas and advance notice to high-volume integrations",
@@ -25,11 +30,13 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
         return;
     };
     let attr = &a.attribution;
-    if attr.organic {
+    if !attr.culprit {
         return;
     }
     let Some(top) = attr.rows.first() else { return };
-    if top.share_of_excess < 0.5 || top.excess_requests <= 0.0 {
+    // A surge is the culprit's volume: far above its own rate, and most of
+    // the requests above baseline. A culprit by cost alone is a hog.
+    if top.rate_ratio < SURGE_RATIO || top.share_of_excess < SINGLE_CULPRIT_SHARE {
         return;
     }
     let surge = a

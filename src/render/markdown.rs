@@ -156,11 +156,17 @@ fn summary(out: &mut String, r: &Report) {
         .find(|f| f.pattern == "tenant_surge" && f.confidence >= SUPPORTED)
     {
         let _ = write!(s, " {}.", f.title);
-    } else if attr.organic {
+    } else if attr.organic && attr.grew {
         let _ = write!(
             s,
             " Request volume grew across many {}s at once; no single {} explains it (organic growth).",
             attr.dimension, attr.dimension
+        );
+    } else if attr.organic {
+        let _ = write!(
+            s,
+            " No single {} changed its behaviour enough to explain it.",
+            attr.dimension
         );
     }
     let chain: Vec<&str> = STORY
@@ -364,7 +370,12 @@ fn root_cause(out: &mut String, r: &Report) {
     if r.attribution.organic {
         let _ = writeln!(
             out,
-            "Load attribution: the growth is spread across many {}s (organic); no single one explains it.\n",
+            "Load attribution: {}; no single {} explains it.\n",
+            if r.attribution.grew {
+                "the growth is spread across many (organic)"
+            } else {
+                "the load was the usual one"
+            },
             r.attribution.dimension
         );
     }

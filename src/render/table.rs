@@ -96,8 +96,10 @@ pub fn tenants(report: &Report) -> String {
         (Some(o), Some(r)) => format!("incident window {o} .. {r}"),
         _ => "whole span (no incident found)".to_string(),
     };
-    let verdict = if a.organic {
+    let verdict = if a.organic && a.grew {
         "growth is organic: spread across many, no single one explains it"
+    } else if a.organic {
+        "no single one changed its behaviour enough to explain it"
     } else {
         "ranked by blame: share of extra load, busy time and requests"
     };

@@ -31,7 +31,9 @@ fn access_log() -> String {
                 out,
                 "192.0.2.{} - - [01/Oct/2026:{h:02}:{m:02}:{s:02} +0000] \"GET /api/v1/accounts/acct-{}/orders/{sec} HTTP/1.1\" {status} 512 \"-\" \"client/{}\" {took:.3} 10.0.0.{}:8080",
                 k + 1,
-                k % 7,
+                // Each tenant's requests spread over every upstream, as a
+                // load balancer spreads them.
+                (k + sec) % 7,
                 k % 3,
                 up + 1
             );

@@ -40,7 +40,9 @@ fn access_log(stuck: &[usize]) -> String {
                 "192.0.2.{} - - [{}] \"GET /api/v1/accounts/acct-{}/runs/{} HTTP/1.1\" {status} 512 \"-\" \"client/{}\" {took:.3} 10.0.0.{}:8080",
                 k + 1,
                 clf_time(sec),
-                k % 7,
+                // Each tenant's requests spread over every upstream, as a
+                // load balancer spreads them.
+                (k + sec) % 7,
                 sec,
                 k % 3,
                 up + 1
