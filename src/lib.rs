@@ -193,6 +193,7 @@ pub fn run(cfg: &Config) -> Result<Report, Error> {
         baseline: cfg.baseline,
         reconnect_routes: cat.rules.reconnect_routes.clone(),
         scaling: cat.rules.scaling.clone(),
+        identity_labels: cat.rules.identity_labels.clone(),
         since: cfg.since,
         until: cfg.until,
     };

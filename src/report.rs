@@ -203,14 +203,9 @@ pub fn build(
             failed += u64::from(c.failed);
         }
     }
-    // One entry per server: an address the orchestrator's probes tie to a pod
-    // is shown as that pod.
-    let pods_by_addr = &a.history.aliases;
-    let mut instances: BTreeSet<String> = a
-        .instances_with_failures
-        .iter()
-        .map(|i| pods_by_addr.get(i).cloned().unwrap_or_else(|| i.clone()))
-        .collect();
+    // One entry per server, by its canonical name (how the access log
+    // names it), however many names the sources gave it.
+    let mut instances: BTreeSet<String> = a.instances_with_failures.iter().cloned().collect();
     if inc.is_some() {
         if let Some(w) = window {
             for r in &a.history.restarts {

@@ -17,6 +17,7 @@ mod paths;
 mod recent;
 mod rows;
 mod table;
+pub mod ties;
 
 pub use cell::Cell;
 use cell::Hit;
@@ -112,6 +113,8 @@ pub struct Aggregates {
     metrics: BTreeMap<String, Series>,
     infra: Vec<InfraEvent>,
     banners: Vec<BannerSeen>,
+    /// Start-up lines naming the address an instance listens on.
+    ties: ties::Ties,
     first_ms: Option<Millis>,
     last_ms: Option<Millis>,
     /// `--since`/`--until`: events outside are left out.
@@ -282,6 +285,11 @@ impl Aggregates {
             });
         }
         self.levels.entry(s).or_default()[l.level as usize] += 1;
+        if l.signal == Some(Signal::Startup) {
+            if let Some(inst) = l.instance.as_deref() {
+                self.ties.add(inst, &l.message);
+            }
+        }
         if let Some(signal) = l.signal {
             let instance = self.id(&l.instance);
             let c = self
@@ -399,6 +407,7 @@ impl Aggregates {
         }
         self.infra.extend(other.infra);
         self.banners.extend(other.banners);
+        self.ties.merge(other.ties);
         self.first_ms = [self.first_ms, other.first_ms].into_iter().flatten().min();
         self.last_ms = [self.last_ms, other.last_ms].into_iter().flatten().max();
     }
@@ -587,6 +596,11 @@ impl Aggregates {
 
     pub fn infra_events(&self) -> &[InfraEvent] {
         &self.infra
+    }
+
+    /// (instance, address) pairs from start-up lines.
+    pub fn ties(&self) -> &ties::Ties {
+        &self.ties
     }
 
     /// Version banners, by time.

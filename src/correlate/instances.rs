@@ -4,6 +4,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::aggregate::Aggregates;
+
+use super::identity::Identities;
 use crate::event::{InfraKind, Millis, Origin, Signal};
 
 /// Markers of one instance closer than this belong to one restart.
@@ -27,10 +29,6 @@ pub struct InstanceHistory {
     pub restarts: Vec<Restart>,
     /// Probe failures per instance.
     pub probe_failures: BTreeMap<String, ProbeFailures>,
-    /// `address:port` -> the instance the orchestrator names: probe messages
-    /// carry the address they probed (`Get "http://10.42.1.11:8080/healthz"`),
-    /// which is how access logs and metrics name the same server.
-    pub aliases: BTreeMap<String, String>,
 }
 
 /// An instance's failed liveness/readiness probes.
@@ -51,17 +49,20 @@ enum Mark {
     Up,
 }
 
-pub fn history(agg: &Aggregates) -> InstanceHistory {
+/// Instances are named by their canonical name (see `identity`), so one
+/// server seen as a pod, an address and a host is one instance.
+pub fn history(agg: &Aggregates, ids: &Identities) -> InstanceHistory {
     let mut h = InstanceHistory::default();
     let mut marks: BTreeMap<String, Vec<Marker>> = BTreeMap::new();
     for e in agg.infra_events() {
         if e.object.is_empty() {
             continue;
         }
+        let object = ids.canonical(&e.object);
         match e.kind {
             InfraKind::Killing | InfraKind::OomKilled | InfraKind::BackOff => {
-                h.instances.insert(e.object.clone());
-                marks.entry(e.object.clone()).or_default().push((
+                h.instances.insert(object.clone());
+                marks.entry(object.clone()).or_default().push((
                     e.ts,
                     Mark::Down,
                     e.origin,
@@ -69,22 +70,17 @@ pub fn history(agg: &Aggregates) -> InstanceHistory {
                 ));
             }
             InfraKind::Started => {
-                h.instances.insert(e.object.clone());
+                h.instances.insert(object.clone());
                 marks
-                    .entry(e.object.clone())
+                    .entry(object.clone())
                     .or_default()
                     .push((e.ts, Mark::Up, e.origin, None));
             }
             InfraKind::ProbeFailed => {
-                h.instances.insert(e.object.clone());
-                if let Some(addr) = probed_address(&e.message) {
-                    h.aliases
-                        .entry(addr.to_string())
-                        .or_insert_with(|| e.object.clone());
-                }
+                h.instances.insert(object.clone());
                 let p = h
                     .probe_failures
-                    .entry(e.object.clone())
+                    .entry(object.clone())
                     .or_insert(ProbeFailures {
                         first: e.first_ts,
                         last: e.ts,
@@ -104,6 +100,7 @@ pub fn history(agg: &Aggregates) -> InstanceHistory {
             if inst.is_empty() {
                 continue;
             }
+            let inst = ids.canonical(&inst);
             h.instances.insert(inst.clone());
             marks
                 .entry(inst)
@@ -177,14 +174,6 @@ pub fn history(agg: &Aggregates) -> InstanceHistory {
     h
 }
 
-/// The `host:port` a probe message names (`http://10.42.1.11:8080/healthz`).
-fn probed_address(message: &str) -> Option<&str> {
-    let rest = &message[message.find("://")? + 3..];
-    let end = rest.find(['/', '"', ' ', '\'']).unwrap_or(rest.len());
-    let addr = &rest[..end];
-    addr.contains(':').then_some(addr)
-}
-
 impl Restart {
     /// When the instance was back, or, if it was never seen back (replaced
     /// in a rollout, or the data ends), a bounded guess so that a removed
@@ -195,15 +184,6 @@ impl Restart {
 }
 
 impl InstanceHistory {
-    /// An instance as the orchestrator names it, with the address other
-    /// sources use: `api-7c9d-k2xqp (10.42.1.11:8080)`.
-    pub fn display(&self, name: &str) -> String {
-        match self.aliases.get(name) {
-            Some(pod) => format!("{pod} ({name})"),
-            None => name.to_string(),
-        }
-    }
-
     /// The largest number of distinct instances down at one moment, and when
     /// (the moment the last of them went down).
     pub fn most_down_at_once(&self) -> (usize, Option<Millis>) {
@@ -221,32 +201,5 @@ impl InstanceHistory {
             }
         }
         best
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn probe_messages_name_the_address_they_probed() {
-        let cases = [
-            (
-                r#"Liveness probe failed: Get "http://10.42.1.11:8080/healthz": context deadline exceeded"#,
-                Some("10.42.1.11:8080"),
-            ),
-            (
-                "Readiness probe failed: HTTP probe failed with statuscode: 500",
-                None,
-            ),
-            (
-                "Liveness probe failed: dial tcp 10.0.0.5:80: connect: refused",
-                None,
-            ),
-            ("Get https://[::1]:8443/readyz: EOF", Some("[::1]:8443")),
-        ];
-        for (message, want) in cases {
-            assert_eq!(probed_address(message), want, "{message}");
-        }
     }
 }

@@ -11,6 +11,7 @@
 //! ```
 
 pub mod attribution;
+pub mod identity;
 mod instances;
 mod onset;
 mod pool;
@@ -39,6 +40,8 @@ pub struct CorrelateOptions {
     pub reconnect_routes: Vec<String>,
     /// Which way scaling events moved a fleet (from `parsers/signals.json`).
     pub scaling: crate::formats::scaling::ScalingRules,
+    /// Series labels that name an instance (from `parsers/metric-roles.json`).
+    pub identity_labels: Vec<String>,
     /// `--since`/`--until`, seconds.
     pub since: Option<i64>,
     pub until: Option<i64>,
@@ -72,6 +75,8 @@ pub struct HealthState {
 #[derive(Clone, Debug, Default)]
 pub struct Analysis {
     pub inputs: Vec<String>,
+    /// One identity per instance across sources.
+    pub ids: identity::Identities,
     pub span: Option<Span>,
     pub baseline: Option<Span>,
     pub incident: Option<Incident>,
@@ -183,9 +188,10 @@ pub fn correlate(agg: &Aggregates, opts: &CorrelateOptions) -> Result<Analysis, 
     }
     a.span = Some(span);
     a.totals = agg.total_series(span);
-    a.pool = pool::pool_state(agg, span);
-    a.history = instances::history(agg);
-    let health = agg.health_by_instance(span);
+    a.ids = identity::build(agg, span, &opts.identity_labels);
+    a.pool = pool::pool_state(agg, span, &a.ids);
+    a.history = instances::history(agg, &a.ids);
+    let health = health_by_instance(agg, span, &a.ids);
 
     // Candidate surgers: the busiest tenants over the whole span.
     let whole = agg.dim_stats(Dim::Tenant, span, span)?;
@@ -292,7 +298,9 @@ pub fn correlate(agg: &Aggregates, opts: &CorrelateOptions) -> Result<Analysis, 
         .dim_stats(Dim::Instance, window, baseline)?
         .into_iter()
         .filter(|s| s.window_failed > 0)
-        .map(|s| s.value)
+        .map(|s| a.ids.canonical(&s.value))
+        .collect::<std::collections::BTreeSet<String>>()
+        .into_iter()
         .collect();
     a.changes = agg
         .infra_events()
@@ -305,6 +313,34 @@ pub fn correlate(agg: &Aggregates, opts: &CorrelateOptions) -> Result<Analysis, 
     a.scale_outs = scaling::scale_outs(agg.infra_events(), &opts.scaling);
     a.timeline = timeline::build(&a);
     Ok(a)
+}
+
+/// Health-check cells per instance, one entry per instance however many
+/// names its checks were logged under.
+fn health_by_instance(
+    agg: &Aggregates,
+    span: Span,
+    ids: &identity::Identities,
+) -> Vec<(String, Vec<Cell>)> {
+    let mut by: std::collections::BTreeMap<String, Vec<Cell>> = std::collections::BTreeMap::new();
+    for (inst, cells) in agg.health_by_instance(span) {
+        let name = if inst == "(unknown)" {
+            inst
+        } else {
+            ids.canonical(&inst)
+        };
+        match by.entry(name) {
+            std::collections::btree_map::Entry::Vacant(v) => {
+                v.insert(cells);
+            }
+            std::collections::btree_map::Entry::Occupied(mut o) => {
+                for (a, b) in o.get_mut().iter_mut().zip(&cells) {
+                    a.merge(b);
+                }
+            }
+        }
+    }
+    by.into_iter().collect()
 }
 
 impl Span {

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use crate::aggregate::{Aggregates, Span};
 use crate::event::{MetricRole, Millis, Signal};
 
+use super::identity::Identities;
 use super::stats::median;
 
 /// One instance's pool as its metrics show it.
@@ -55,7 +56,7 @@ impl PoolState {
 }
 
 /// Read the pool metrics and log signals over `span`.
-pub fn pool_state(agg: &Aggregates, span: Span) -> PoolState {
+pub fn pool_state(agg: &Aggregates, span: Span, ids: &Identities) -> PoolState {
     let mut by_instance: BTreeMap<String, [Option<&crate::aggregate::Series>; 3]> = BTreeMap::new();
     for s in agg.metric_series() {
         let slot = match s.role {
@@ -64,7 +65,11 @@ pub fn pool_state(agg: &Aggregates, span: Span) -> PoolState {
             Some(MetricRole::DbConnectionsWaiting) => 2,
             _ => continue,
         };
-        let key = s.instance.clone().unwrap_or_default();
+        let key = s
+            .instance
+            .as_deref()
+            .map(|i| ids.canonical(i))
+            .unwrap_or_default();
         let e = by_instance.entry(key).or_insert([None, None, None]);
         // Several series of one role on one instance (pools): keep the first by key.
         if e[slot].is_none() {
@@ -145,6 +150,11 @@ pub fn pool_state(agg: &Aggregates, span: Span) -> PoolState {
         if span.contains(s) {
             state.log_lines[(s - span.start) as usize] += c.count;
         }
+        let inst = if inst.is_empty() {
+            inst
+        } else {
+            ids.canonical(&inst)
+        };
         if !inst.is_empty() && !log_instances.contains(&inst) {
             log_instances.push(inst);
         }

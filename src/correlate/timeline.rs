@@ -210,7 +210,7 @@ pub fn build(a: &Analysis) -> Vec<TimelineEntry> {
             .iter()
             .take_while(|r| r.down - first <= SYNC_WINDOW_MS)
             .collect();
-        let mut names: Vec<&str> = group.iter().map(|r| r.instance.as_str()).collect();
+        let mut names: Vec<String> = group.iter().map(|r| a.ids.display(&r.instance)).collect();
         names.sort_unstable();
         names.dedup();
         let cause = group
@@ -244,7 +244,7 @@ pub fn build(a: &Analysis) -> Vec<TimelineEntry> {
                 out.push(TimelineEntry {
                     ts: r.down,
                     kind: TimelineKind::Restart,
-                    text: format!("{} restarted{cause}", r.instance),
+                    text: format!("{} restarted{cause}", a.ids.display(&r.instance)),
                     sources: vec![a.source(r.source)],
                 });
             }
@@ -256,7 +256,7 @@ pub fn build(a: &Analysis) -> Vec<TimelineEntry> {
                     kind: TimelineKind::Restart,
                     text: format!(
                         "{} is back up ({} s after going down)",
-                        r.instance,
+                        a.ids.display(&r.instance),
                         (up - r.down) / 1000
                     ),
                     sources: vec![a.source(r.source)],

@@ -50,6 +50,10 @@ struct MetricRoleFile {
     roles: BTreeMap<String, Vec<String>>,
     /// Labels that name the instance a series is about, most specific first.
     instance_labels: Vec<String>,
+    /// Labels whose values are names of one application instance (a pod, an
+    /// address, a host): two of them on one series tie those names together.
+    #[serde(default)]
+    identity_labels: Vec<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -82,6 +86,7 @@ pub struct Rules {
     infra_messages: Vec<(InfraKind, Vec<String>)>,
     metric_roles: BTreeMap<String, MetricRole>,
     pub instance_labels: Vec<String>,
+    pub identity_labels: Vec<String>,
     pub tenant_fields: Vec<String>,
     pub tenant_segments: Vec<String>,
     pub api_key_fields: Vec<String>,
@@ -229,6 +234,7 @@ impl Rules {
             infra_messages,
             metric_roles,
             instance_labels: m.instance_labels,
+            identity_labels: m.identity_labels,
             tenant_fields: t.fields,
             tenant_segments: t.path_segments,
             api_key_fields: t.api_key_fields,

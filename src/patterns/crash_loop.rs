@@ -71,7 +71,8 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
         let times: Vec<String> = downs.iter().map(|d| clock(*d)).collect();
         evidence.push(Evidence::new(
             format!(
-                "{inst} restarted {} times: {}",
+                "{} restarted {} times: {}",
+                a.ids.display(inst),
                 downs.len(),
                 times.join(", ")
             ),
@@ -88,7 +89,7 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
             format!(
                 "{} back-off / OOM events, the first on {}: {}",
                 backoffs.len(),
-                b.object,
+                a.ids.display(&b.object),
                 crate::redact::redact_text(&b.message)
             ),
             a.source(b.origin),

@@ -86,7 +86,8 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
     for (inst, p) in probes.iter().take(5) {
         evidence.push(Evidence::new(
             format!(
-                "probe failures on {inst}: {} failures from {} on",
+                "probe failures on {}: {} failures from {} on",
+                a.ids.display(inst),
                 p.count,
                 crate::zone::clock(p.first)
             ),

@@ -72,7 +72,7 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
         evidence.push(Evidence::new(
             format!(
                 "{}: {:.0} connections in use of {cap}, up to {:.0} waiting; saturated for {secs} s",
-                if p.instance.is_empty() { "pool".to_string() } else { a.history.display(&p.instance) },
+                if p.instance.is_empty() { "pool".to_string() } else { a.ids.display(&p.instance) },
                 p.peak_in_use,
                 p.peak_waiting
             ),

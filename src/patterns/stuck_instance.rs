@@ -69,7 +69,7 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
         evidence.push(Evidence::new(
             format!(
                 "{}: mean {:.0} ms and {:.0}% failed over {} requests; peers: {:.0} ms and {:.1}% (medians)",
-                a.history.display(r.0),
+                a.ids.display(r.0),
                 r.1,
                 r.2 * 100.0,
                 r.3,
@@ -86,7 +86,7 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
     let c = 0.55
         + 0.3 * (worst.log10() / 2.0).min(1.0)
         + 0.1 * (1.0 - stuck.len() as f64 / rows.len() as f64);
-    let names: Vec<String> = stuck.iter().map(|r| a.history.display(r.0)).collect();
+    let names: Vec<String> = stuck.iter().map(|r| a.ids.display(r.0)).collect();
     sink.push(Finding {
         pattern: ID,
         title: format!(

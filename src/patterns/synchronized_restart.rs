@@ -45,7 +45,11 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
                 |u| format!("back at {}", clock(u)),
             );
             Evidence::new(
-                format!("{} down at {}, {up}", r.instance, clock(r.down)),
+                format!(
+                    "{} down at {}, {up}",
+                    a.ids.display(&r.instance),
+                    clock(r.down)
+                ),
                 a.source(r.source),
             )
         })

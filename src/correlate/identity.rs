@@ -1,0 +1,349 @@
+//! One identity per instance across sources. The access log names a server
+//! by the address it proxied to (`10.42.1.11:8080`), metrics by a label
+//! (`pod="api-7c9d8b6f5-k2xqp"`, `instance="10.42.1.11:9090"`), the
+//! orchestrator by the pod, a VM's journal by its host name. Any record that
+//! names two of them ties them together: a probe failure naming the address
+//! it probed, a series carrying both an address and a pod label, a start-up
+//! line that says where it listens. Names tied together, directly or through
+//! others, are one instance.
+//!
+//! In: the names the aggregates hold and the records that tie them. Out:
+//! [`Identities`]: each name's instance, named the way the access log names
+//! it (that is where requests are counted) and shown with its other names.
+//!
+//! ```text
+//! probe "Get http://10.42.1.11:8080/healthz" on pod api-k2xqp -> {10.42.1.11:8080, api-k2xqp}
+//! series {instance="10.42.1.11:9090", pod="api-k2xqp"}        -> {10.42.1.11:8080, 10.42.1.11:9090, api-k2xqp}
+//! canonical("api-k2xqp") = "10.42.1.11:8080"; display = "api-k2xqp (10.42.1.11:8080)"
+//! ```
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::aggregate::ties::{address_in, split_address};
+use crate::aggregate::{Aggregates, Dim, Span};
+use crate::event::{InfraKind, MetricRole};
+
+/// Instance names tied into instances (a union-find over names).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Identities {
+    index: BTreeMap<String, usize>,
+    names: Vec<String>,
+    parent: Vec<usize>,
+    /// Names requests were counted under (access logs): preferred as canonical.
+    served: BTreeSet<String>,
+}
+
+/// What a name looks like, for choosing how to show an instance.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Shape {
+    /// `10.42.1.11:8080`, `[::1]:8443`
+    Address,
+    /// `10.42.1.11`
+    Ip,
+    /// A pod, task, host or dyno name.
+    Name,
+}
+
+fn shape(name: &str) -> Shape {
+    match split_address(name) {
+        Some((_, Some(_))) => Shape::Address,
+        Some((_, None)) => Shape::Ip,
+        None => Shape::Name,
+    }
+}
+
+/// `http://10.42.1.11:8080/` -> `10.42.1.11:8080`; other names as they are.
+pub fn normalise(name: &str) -> &str {
+    let n = name.trim();
+    let n = n
+        .strip_prefix("http://")
+        .or_else(|| n.strip_prefix("https://"))
+        .or_else(|| n.strip_prefix("tcp://"))
+        .unwrap_or(n);
+    n.trim_end_matches('/')
+}
+
+impl Identities {
+    fn id(&mut self, name: &str) -> Option<usize> {
+        let name = normalise(name);
+        if name.is_empty() || name == "-" {
+            return None;
+        }
+        if let Some(&i) = self.index.get(name) {
+            return Some(i);
+        }
+        let i = self.names.len();
+        self.names.push(name.to_string());
+        self.parent.push(i);
+        self.index.insert(name.to_string(), i);
+        Some(i)
+    }
+
+    fn root(&self, mut i: usize) -> usize {
+        while self.parent[i] != i {
+            i = self.parent[i];
+        }
+        i
+    }
+
+    /// Know a name (an instance on its own until something ties it).
+    pub fn add(&mut self, name: &str) {
+        self.id(name);
+    }
+
+    /// A name requests were counted under.
+    pub fn add_served(&mut self, name: &str) {
+        if self.id(name).is_some() {
+            self.served.insert(normalise(name).to_string());
+        }
+    }
+
+    /// Two names of one instance.
+    pub fn tie(&mut self, a: &str, b: &str) {
+        let (Some(x), Some(y)) = (self.id(a), self.id(b)) else {
+            return;
+        };
+        let (rx, ry) = (self.root(x), self.root(y));
+        if rx != ry {
+            // The smaller index stays the root: the same ties in any order
+            // give the same classes.
+            let (lo, hi) = (rx.min(ry), rx.max(ry));
+            self.parent[hi] = lo;
+        }
+    }
+
+    /// Tie an address to the other ports of its IP. A pod has one IP, so
+    /// its metrics port and its service port are the same instance; but
+    /// when requests reached one IP on several ports (several processes on
+    /// one host), those stay apart.
+    pub fn tie_ports(&mut self) {
+        let mut by_ip: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        for n in &self.names {
+            if let Some((ip, _)) = split_address(n) {
+                by_ip.entry(ip.to_string()).or_default().push(n.clone());
+            }
+        }
+        for names in by_ip.values() {
+            let served_ports = names
+                .iter()
+                .filter(|n| self.served.contains(*n) && shape(n) == Shape::Address)
+                .count();
+            if served_ports > 1 {
+                continue;
+            }
+            for n in &names[1..] {
+                self.tie(&names[0], n);
+            }
+        }
+    }
+
+    /// The names of `name`'s instance, sorted (none for an unknown name).
+    pub fn names_of(&self, name: &str) -> Vec<&str> {
+        let Some(&i) = self.index.get(normalise(name)) else {
+            return Vec::new();
+        };
+        let r = self.root(i);
+        (0..self.names.len())
+            .filter(|&j| self.root(j) == r)
+            .map(|j| self.names[j].as_str())
+            .collect::<BTreeSet<&str>>()
+            .into_iter()
+            .collect()
+    }
+
+    /// The name `name`'s instance goes by: the one the access log uses,
+    /// else an address, else the first name.
+    pub fn canonical(&self, name: &str) -> String {
+        let names = self.names_of(name);
+        names
+            .iter()
+            .min_by_key(|n| (!self.served.contains(**n), shape(n), **n))
+            .map_or_else(|| normalise(name).to_string(), |n| (*n).to_string())
+    }
+
+    /// `pod (address)` when an instance has both, else its canonical name.
+    pub fn display(&self, name: &str) -> String {
+        let canonical = self.canonical(name);
+        let names = self.names_of(name);
+        if names.is_empty() {
+            return canonical;
+        }
+        let label = names
+            .iter()
+            .filter(|n| shape(n) == Shape::Name)
+            .min_by_key(|n| (n.len(), **n));
+        match label {
+            Some(l) if *l != canonical => format!("{l} ({canonical})"),
+            _ => canonical,
+        }
+    }
+
+    /// Every instance once, by canonical name.
+    pub fn instances(&self) -> BTreeSet<String> {
+        self.names.iter().map(|n| self.canonical(n)).collect()
+    }
+}
+
+/// Every instance name the aggregates hold, tied by every record that names
+/// two: probe failures (pod and the address probed), series with several
+/// identity labels, start-up lines naming their address, and the ports of
+/// one IP.
+pub fn build(agg: &Aggregates, span: Span, identity_labels: &[String]) -> Identities {
+    let mut ids = Identities::default();
+    for v in agg.dim_values(Dim::Instance) {
+        ids.add_served(&v);
+    }
+    for (inst, _) in agg.health_by_instance(span) {
+        if inst != "(unknown)" {
+            ids.add_served(&inst);
+        }
+    }
+    for e in agg.infra_events() {
+        let about_an_instance = matches!(
+            e.kind,
+            InfraKind::ProbeFailed
+                | InfraKind::Killing
+                | InfraKind::Started
+                | InfraKind::BackOff
+                | InfraKind::OomKilled
+        );
+        if e.object.is_empty() || !about_an_instance {
+            continue;
+        }
+        ids.add(&e.object);
+        if e.kind == InfraKind::ProbeFailed {
+            if let Some(addr) = address_in(&e.message) {
+                ids.tie(&e.object, addr);
+            }
+        }
+    }
+    for s in agg.metric_series() {
+        let of_an_instance = matches!(
+            s.role,
+            Some(
+                MetricRole::DbConnectionsInUse
+                    | MetricRole::DbConnectionsMax
+                    | MetricRole::DbConnectionsWaiting
+                    | MetricRole::CpuUtilization
+                    | MetricRole::MemoryUtilization
+                    | MetricRole::Restarts
+                    | MetricRole::RequestsRate
+            )
+        );
+        if !of_an_instance {
+            continue;
+        }
+        let mut names = series_labels(&s.key, identity_labels);
+        if let Some(i) = s.instance.as_deref() {
+            names.push(i);
+        }
+        if let Some((first, rest)) = names.split_first() {
+            ids.add(first);
+            for n in rest {
+                ids.tie(first, n);
+            }
+        }
+    }
+    for (inst, addr) in agg.ties().iter() {
+        ids.tie(inst, addr);
+    }
+    for b in agg.banners() {
+        if let Some(i) = b.instance.as_deref() {
+            ids.add(i);
+        }
+    }
+    ids.tie_ports();
+    ids
+}
+
+/// Label values of a series key (`name{a="1",b="2"}`) whose label is one
+/// of `labels`.
+pub fn series_labels<'k>(key: &'k str, labels: &[String]) -> Vec<&'k str> {
+    let Some(inner) = key
+        .split_once('{')
+        .and_then(|(_, rest)| rest.rsplit_once('}'))
+        .map(|(inner, _)| inner)
+    else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    let mut rest = inner;
+    while let Some((k, after)) = rest.split_once("=\"") {
+        let k = k.trim_start_matches(',').trim();
+        let Some(end) = after.find('"') else { break };
+        let v = &after[..end];
+        if labels.iter().any(|l| l == k) && !v.is_empty() {
+            out.push(v);
+        }
+        rest = &after[end + 1..];
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_tied_directly_or_through_others_are_one_instance() {
+        let mut ids = Identities::default();
+        ids.add_served("10.42.1.11:8080");
+        ids.add_served("10.42.2.12:8080");
+        ids.tie("api-k2xqp", "http://10.42.1.11:8080");
+        ids.tie("10.42.1.11:9090", "api-k2xqp");
+        ids.add("api-m8wzt");
+        ids.tie("api-m8wzt", "10.42.2.12:9090");
+        ids.tie_ports();
+        assert_eq!(ids.canonical("api-k2xqp"), "10.42.1.11:8080");
+        assert_eq!(ids.canonical("10.42.1.11:9090"), "10.42.1.11:8080");
+        assert_eq!(ids.canonical("api-m8wzt"), "10.42.2.12:8080");
+        assert_eq!(
+            ids.display("10.42.2.12:8080"),
+            "api-m8wzt (10.42.2.12:8080)"
+        );
+        assert_eq!(ids.instances().len(), 2);
+    }
+
+    #[test]
+    fn ports_of_one_host_that_served_requests_stay_apart() {
+        let mut ids = Identities::default();
+        ids.add_served("10.0.0.5:8080");
+        ids.add_served("10.0.0.5:8081");
+        ids.add("10.0.0.5:9100");
+        ids.tie_ports();
+        assert_eq!(ids.instances().len(), 3);
+    }
+
+    #[test]
+    fn the_same_ties_in_any_order_give_the_same_names() {
+        let ties = [
+            ("a-1", "10.0.0.1:80"),
+            ("b-2", "10.0.0.2:80"),
+            ("a-1", "host-a"),
+        ];
+        let mut x = Identities::default();
+        let mut y = Identities::default();
+        for (a, b) in ties {
+            x.tie(a, b);
+        }
+        for (a, b) in ties.iter().rev() {
+            y.tie(b, a);
+        }
+        for n in ["a-1", "host-a", "b-2", "10.0.0.1:80"] {
+            assert_eq!(x.canonical(n), y.canonical(n), "{n}");
+        }
+    }
+
+    #[test]
+    fn series_keys_name_instances() {
+        let labels = vec!["pod".to_string(), "instance".to_string()];
+        assert_eq!(
+            series_labels(
+                r#"hikaricp_connections_active{instance="10.42.1.11:8080",job="api",pod="api-k2xqp"}"#,
+                &labels
+            ),
+            vec!["10.42.1.11:8080", "api-k2xqp"]
+        );
+        assert_eq!(series_labels("cpu", &labels), Vec::<&str>::new());
+    }
+}
