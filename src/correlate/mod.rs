@@ -27,7 +27,7 @@ pub use pool::{PoolInstance, PoolState};
 pub use timeline::{TimelineEntry, TimelineKind};
 
 use crate::aggregate::{AggregateError, Aggregates, Cell, Dim, Span};
-use crate::event::{InfraEvent, InfraKind, Millis, Origin};
+use crate::event::{InfraEvent, InfraKind, Millis, Origin, Signal};
 
 /// What correlation needs besides the aggregates.
 #[derive(Clone, Debug, Default)]
@@ -77,6 +77,10 @@ pub struct Analysis {
     pub inputs: Vec<String>,
     /// One identity per instance across sources.
     pub ids: identity::Identities,
+    /// The instances that were running around the incident (or over the
+    /// span when there is none), by canonical name: the fleet that "3 of 3"
+    /// counts against.
+    pub fleet: std::collections::BTreeSet<String>,
     pub span: Option<Span>,
     pub baseline: Option<Span>,
     pub incident: Option<Incident>,
@@ -310,9 +314,67 @@ pub fn correlate(agg: &Aggregates, opts: &CorrelateOptions) -> Result<Analysis, 
         .chain(versions::changes(agg.banners(), &a.inputs))
         .collect();
     a.changes.sort_by_key(|c| (c.ts, c.origin));
+    a.fleet = fleet(agg, &a, window, baseline)?;
     a.scale_outs = scaling::scale_outs(agg.infra_events(), &opts.scaling);
     a.timeline = timeline::build(&a);
     Ok(a)
+}
+
+/// How long before the window an instance still counts as part of the fleet.
+const FLEET_LOOKBACK_S: i64 = 300;
+
+/// Instances seen doing something from a little before the window to its
+/// end: serving requests, answering health checks, logging, reporting pool
+/// metrics, restarting or failing probes. An instance replaced by a deploy
+/// hours earlier is not part of the fleet that failed.
+fn fleet(
+    agg: &Aggregates,
+    a: &Analysis,
+    window: Span,
+    baseline: Span,
+) -> Result<std::collections::BTreeSet<String>, AggregateError> {
+    let near = Span::new(window.start - FLEET_LOOKBACK_S, window.end);
+    let (lo, hi) = (near.start * 1000, near.end * 1000);
+    let mut out = std::collections::BTreeSet::new();
+    for s in agg.dim_stats(Dim::Instance, near, baseline)? {
+        if s.window_requests > 0 {
+            out.insert(a.ids.canonical(&s.value));
+        }
+    }
+    for (inst, cells) in health_by_instance(agg, near, &a.ids) {
+        if inst != "(unknown)" && cells.iter().any(|c| c.requests > 0) {
+            out.insert(inst);
+        }
+    }
+    for p in &a.pool.instances {
+        let series = agg.metric_series().find(|s| s.key == p.series);
+        if !p.instance.is_empty()
+            && series.is_some_and(|s| s.points.iter().any(|(t, _)| *t >= lo && *t < hi))
+        {
+            out.insert(p.instance.clone());
+        }
+    }
+    for r in &a.history.restarts {
+        if r.down < hi && r.back_by() >= lo {
+            out.insert(r.instance.clone());
+        }
+    }
+    for (inst, p) in &a.history.probe_failures {
+        if p.first < hi && p.last >= lo {
+            out.insert(inst.clone());
+        }
+    }
+    for signal in [Signal::Startup, Signal::Shutdown, Signal::PoolExhausted] {
+        for (inst, s, _) in agg.signal_counts(signal) {
+            if !inst.is_empty() && near.contains(s) {
+                out.insert(a.ids.canonical(&inst));
+            }
+        }
+    }
+    if out.is_empty() {
+        out = a.history.instances.clone();
+    }
+    Ok(out)
 }
 
 /// Health-check cells per instance, one entry per instance however many

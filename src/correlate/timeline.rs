@@ -172,7 +172,7 @@ pub fn build(a: &Analysis) -> Vec<TimelineEntry> {
             .filter(|p| p.first < window.end * 1000 && p.last >= near.start * 1000)
             .count();
         let n = a.health.failing.len().max(failing_probe);
-        let of = a.health.instances.len().max(a.history.instances.len());
+        let of = a.health.instances.len().max(a.fleet.len());
         out.push(TimelineEntry {
             ts,
             kind: TimelineKind::HealthChecksFailing,
@@ -202,7 +202,7 @@ pub fn build(a: &Analysis) -> Vec<TimelineEntry> {
         .iter()
         .filter(|r| r.down >= near.start * 1000 && r.down < window.end * 1000)
         .collect();
-    let total = a.history.instances.len();
+    let total = a.fleet.len();
     let mut i = 0;
     while i < restarts.len() {
         let first = restarts[i].down;

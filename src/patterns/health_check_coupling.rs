@@ -61,12 +61,7 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
             ));
         }
     }
-    let total = a
-        .health
-        .instances
-        .len()
-        .max(a.history.instances.len())
-        .max(1);
+    let total = a.health.instances.len().max(a.fleet.len()).max(1);
     let failing = access_failing.len().max(probes.len());
     c += 0.2 * (failing as f64 / total as f64).min(1.0);
     if !access_failing.is_empty() {

@@ -98,7 +98,7 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
     if end == i64::MIN {
         end = w1;
     }
-    let known = a.pool.instances.len().max(a.history.instances.len()).max(1);
+    let known = a.pool.instances.len().max(a.fleet.len()).max(1);
     let c = if !saturated.is_empty() {
         0.6 + 0.2 * (saturated.len() as f64 / a.pool.instances.len().max(1) as f64)
             + if log_lines > 0 { 0.15 } else { 0.0 }

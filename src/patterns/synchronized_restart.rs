@@ -23,7 +23,7 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
     let (Some(_), Some(window)) = (a.incident, a.window()) else {
         return;
     };
-    let total = a.history.instances.len();
+    let total = a.fleet.len();
     let (down, at) = a.history.most_down_at_once();
     let Some(at) = at else { return };
     if down < 2 || down * 2 < total || at < (window.start - 120) * 1000 || at >= window.end * 1000 {
