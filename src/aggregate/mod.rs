@@ -482,6 +482,29 @@ impl Aggregates {
         )
     }
 
+    /// API request cells summed into buckets of `bucket` seconds from
+    /// `span.start` (the last bucket may be partial): one pass over the
+    /// seconds that saw requests, however long the span.
+    pub fn total_buckets(&self, span: Span, bucket: i64) -> Vec<Cell> {
+        let n = (span.len() as i64 + bucket - 1) / bucket.max(1);
+        let mut out = vec![Cell::default(); n.max(0) as usize];
+        for (s, c) in self.total.range(span.start..span.end) {
+            out[((s - span.start) / bucket) as usize].merge(c);
+        }
+        out
+    }
+
+    /// Error and fatal log records per bucket, as [`Aggregates::total_buckets`].
+    pub fn error_log_buckets(&self, span: Span, bucket: i64) -> Vec<u32> {
+        let n = (span.len() as i64 + bucket - 1) / bucket.max(1);
+        let mut out = vec![0u32; n.max(0) as usize];
+        for (s, levels) in self.levels.range(span.start..span.end) {
+            out[((s - span.start) / bucket) as usize] +=
+                levels[Level::Error as usize] + levels[Level::Fatal as usize];
+        }
+        out
+    }
+
     /// Request cells of one dimension value over `span`.
     pub fn dim_series(&self, dim: Dim, value: &str, span: Span) -> Vec<Cell> {
         self.dim_series_many(dim, &[value], span)

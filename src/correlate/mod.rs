@@ -16,6 +16,7 @@ mod instances;
 mod onset;
 mod pool;
 pub mod scaling;
+pub mod scan;
 pub mod stats;
 pub mod timeline;
 mod versions;
@@ -126,34 +127,6 @@ impl Analysis {
     }
 }
 
-/// The longest span analysed second by second.
-pub const MAX_SPAN_SECS: usize = 86_400;
-
-/// The window of `len` seconds inside `span` with the most activity.
-fn busiest_window(
-    per_minute: &std::collections::BTreeMap<i64, u64>,
-    span: Span,
-    len: usize,
-) -> Span {
-    let minutes = (len / 60) as i64;
-    let mut best = (0u64, span.start);
-    let keys: Vec<(i64, u64)> = per_minute.iter().map(|(m, c)| (*m, *c)).collect();
-    let mut sum = 0u64;
-    let mut lo = 0usize;
-    for hi in 0..keys.len() {
-        sum += keys[hi].1;
-        while keys[hi].0 - keys[lo].0 >= minutes {
-            sum -= keys[lo].1;
-            lo += 1;
-        }
-        if sum > best.0 {
-            best = (sum, keys[lo].0 * 60);
-        }
-    }
-    let start = best.1.max(span.start);
-    Span::new(start, (start + len as i64).min(span.end))
-}
-
 /// Candidate tenants examined second by second for surges.
 const SURGE_CANDIDATES: usize = 25;
 
@@ -177,19 +150,24 @@ pub fn correlate(agg: &Aggregates, opts: &CorrelateOptions) -> Result<Analysis, 
             .push("--since/--until leave no data to analyse".to_string());
         return Ok(a);
     }
-    if span.len() > MAX_SPAN_SECS {
-        // Second-by-second analysis of years of data would not fit in memory:
-        // take the busiest day and say so.
-        let busiest = busiest_window(&agg.activity_per_minute(), span, MAX_SPAN_SECS);
+    // A long export is looked at in coarse buckets first; the per-second
+    // analysis reads the hours around the worst of it.
+    let (focus, worst) = scan::focus(agg, span);
+    if focus != span {
         a.warnings.push(format!(
-            "the data spans {} days; the busiest {} hours ({} to {}) were analysed (choose the span with --since/--until)",
-            span.len() / 86_400,
-            MAX_SPAN_SECS / 3600,
-            crate::report::rfc3339(busiest.start * 1000),
-            crate::report::rfc3339(busiest.end * 1000)
+            "the data spans {}; it was scanned in {} s buckets, and {} to {} ({}) was analysed second by second",
+            span_text(span.len() as i64),
+            scan::bucket_for(span),
+            crate::report::rfc3339(focus.start * 1000),
+            crate::report::rfc3339(focus.end * 1000),
+            if worst.is_some() {
+                "the hours around the most severe symptoms"
+            } else {
+                "no symptom stood out; the last hours"
+            }
         ));
-        span = busiest;
     }
+    span = focus;
     a.span = Some(span);
     a.totals = agg.total_series(span);
     a.ids = identity::build(agg, span, &opts.identity_labels);
@@ -318,6 +296,17 @@ pub fn correlate(agg: &Aggregates, opts: &CorrelateOptions) -> Result<Analysis, 
     a.scale_outs = scaling::scale_outs(agg.infra_events(), &opts.scaling);
     a.timeline = timeline::build(&a);
     Ok(a)
+}
+
+/// A long span for a warning: `3 days 4 h`, `7 h 12 min`.
+fn span_text(secs: i64) -> String {
+    let (d, h, m) = (secs / 86_400, secs % 86_400 / 3600, secs % 3600 / 60);
+    match (d, h) {
+        (0, 0) => format!("{m} min"),
+        (0, _) => format!("{h} h {m} min"),
+        (1, _) => format!("1 day {h} h"),
+        _ => format!("{d} days {h} h"),
+    }
 }
 
 /// How long before the window an instance still counts as part of the fleet.

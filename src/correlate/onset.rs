@@ -14,8 +14,12 @@ use super::stats::{forward_sums, mad, median, poisson_exceeds};
 pub const WINDOW: usize = 5;
 /// Symptoms less than this far apart are one incident.
 pub const MERGE_GAP: i64 = 120;
-/// An incident needs at least this many symptomatic seconds.
-pub const MIN_SYMPTOM_SECS: usize = 10;
+/// An incident is a sustained degradation: symptoms over at least a minute
+/// (the shortest window alerting on error budgets looks at), in at least
+/// twenty of its seconds. A few seconds of 502s from one instance, a short
+/// latency blip or one routine restart are not an incident.
+pub const MIN_INCIDENT_SECS: i64 = 60;
+pub const MIN_SYMPTOM_SECS: usize = 20;
 
 /// The incident: absolute seconds.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -173,12 +177,17 @@ pub fn find(span: Span, flags: &Flags) -> Option<Incident> {
             _ => clusters.push((i, i, 1)),
         }
     }
-    let &(first, last, count) = clusters
+    // The worst cluster: the most symptomatic seconds, failures weighing
+    // double (a failed request is worse than a slow one).
+    let weight = |c: &(usize, usize, usize)| -> usize {
+        (c.0..=c.1)
+            .map(|i| usize::from(flags.symptom(i)) + usize::from(flags.errors[i]))
+            .sum()
+    };
+    let &(first, last, _) = clusters
         .iter()
-        .max_by(|a, b| a.2.cmp(&b.2).then(b.0.cmp(&a.0)))?;
-    if count < MIN_SYMPTOM_SECS {
-        return None;
-    }
+        .filter(|c| (c.1 - c.0) as i64 + 1 >= MIN_INCIDENT_SECS && c.2 >= MIN_SYMPTOM_SECS)
+        .max_by(|a, b| weight(a).cmp(&weight(b)).then(b.0.cmp(&a.0)))?;
     let mut onset = first;
     for cause in &flags.causes {
         // The cause's latest second at or before the first symptom, no more
@@ -265,6 +274,26 @@ mod tests {
         f.errors[200] = true;
         f.errors[450] = true;
         assert_eq!(find(span, &f), None);
+    }
+
+    #[test]
+    fn a_blip_is_no_incident_and_the_worst_cluster_is_the_incident() {
+        let span = Span::new(0, 3600);
+        let mut f = flags(3600);
+        // Fifteen seconds of failures early on: a blip.
+        for i in 300..315 {
+            f.errors[i] = true;
+        }
+        assert_eq!(find(span, &f), None);
+        // Two minutes of latency later, and four minutes of failures later still.
+        for i in 1000..1120 {
+            f.latency[i] = true;
+        }
+        for i in 2000..2240 {
+            f.errors[i] = true;
+        }
+        let inc = find(span, &f).expect("incident");
+        assert_eq!((inc.onset, inc.recovered), (2000, 2240));
     }
 
     #[test]
