@@ -8,5 +8,9 @@
 #![allow(dead_code)]
 
 pub mod facts;
+pub mod people;
 pub mod rng;
+pub mod routes;
+pub mod sim;
+pub mod stack;
 pub mod time;
