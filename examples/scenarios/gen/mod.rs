@@ -13,4 +13,5 @@ pub mod rng;
 pub mod routes;
 pub mod sim;
 pub mod stack;
+pub mod scenarios;
 pub mod time;

@@ -36,7 +36,7 @@ struct Exp {
     max_sent: u32,
     run: u32,
     gen: u32,
-    idle: u32,
+    inflight: u32,
     finished: bool,
 }
 
@@ -68,11 +68,8 @@ impl Sim<'_> {
             let a32 = a as u32;
             let st = match actor {
                 Actor::Exporter(e) => {
-                    for w in 0..e.workers {
-                        let t = e.start + self.rng.range(0, 300);
-                        self.at(t, Ev::Actor(a32, w, 0));
-                    }
-                    A::Exporter(Exp { cursor: 0, done: 0, max_sent: 0, run: 0, gen: 0, idle: 0, finished: false })
+                    self.at(e.start, Ev::Actor(a32, 0, 0));
+                    A::Exporter(Exp { cursor: 0, done: 0, max_sent: 0, run: 0, gen: 0, inflight: 0, finished: false })
                 }
                 Actor::Stream(s) => {
                     self.at(s.start, Ev::Actor(a32, 0, 0));
@@ -225,7 +222,7 @@ impl Sim<'_> {
 
     pub(super) fn actor_timer(&mut self, a: u32, w: u32, g: u32) {
         match &self.cfg.actors[a as usize] {
-            Actor::Exporter(e) => self.exporter_next(a, w, g, e.clone()),
+            Actor::Exporter(e) => self.exporter_next(a, g, e.clone()),
             Actor::Stream(s) => {
                 let s = s.clone();
                 if self.now >= s.end || matches!(self.actors.st[a as usize], A::Stream) && self.ground.actor_end[a as usize].is_some() {
@@ -253,25 +250,33 @@ impl Sim<'_> {
         }
     }
 
-    fn exporter_next(&mut self, a: u32, w: u32, g: u32, e: Exporter) {
+    fn exporter_next(&mut self, a: u32, g: u32, e: Exporter) {
         let A::Exporter(st) = &mut self.actors.st[a as usize] else { return };
         if g != st.gen || st.finished {
             return;
         }
         if st.cursor >= e.pages {
-            st.idle += 1;
-            if st.idle >= e.workers {
+            if st.inflight == 0 {
                 st.finished = true;
                 self.ground.actor_end[a as usize] = Some(self.now);
+            } else {
+                self.at(self.now + 1000, Ev::Actor(a, 0, g));
             }
+            return;
+        }
+        let gap = (1000.0 / e.rate * self.rng.uniform(0.5, 1.5)).max(1.0) as Ms;
+        self.at(self.now + gap, Ev::Actor(a, 0, g));
+        let A::Exporter(st) = &mut self.actors.st[a as usize] else { return };
+        if st.inflight >= e.max_inflight {
             return;
         }
         let page = st.cursor;
         st.cursor += 1;
+        st.inflight += 1;
         let resend = page < st.max_sent;
         st.max_sent = st.max_sent.max(page + 1);
         let run = st.run;
-        let mut f = self.tenant_flight(e.tenant as u32, e.route, Owner::Actor(a, w));
+        let mut f = self.tenant_flight(e.tenant as u32, e.route, Owner::Actor(a, 0));
         f.query = format!("page={}&per_page={}", page + 1, e.per_page);
         f.db_ms = self.rng.lognormal(e.db_ms, e.db_sigma) as f32;
         f.cpu_ms = self.rng.lognormal(e.cpu_ms, 0.3) as f32;
@@ -292,25 +297,22 @@ impl Sim<'_> {
                 if tag >> 24 != st.run || st.finished {
                     return;
                 }
-                let gen = st.gen;
                 if ok {
                     st.done += 1;
-                    self.at(t, Ev::Actor(a, w, gen));
+                    st.inflight = st.inflight.saturating_sub(1);
                 } else if attempt < e.attempts {
+                    // Still in the client's hands: it re-sends the page after a delay.
                     let d = e.retry_delay_ms * self.rng.uniform(0.5, 1.5);
                     self.at(t + d as Ms + 1, Ev::Retry(id));
                 } else if st.run < e.restarts {
                     // The run is abandoned; the next starts from the last checkpoint it saved.
                     st.run += 1;
                     st.gen += 1;
-                    st.idle = 0;
+                    st.inflight = 0;
                     st.cursor = st.done / e.checkpoint_every * e.checkpoint_every;
                     st.done = st.cursor;
                     let gen = st.gen;
-                    for k in 0..e.workers {
-                        let t2 = t + e.restart_after_ms + self.rng.range(0, 300);
-                        self.at(t2, Ev::Actor(a, k, gen));
-                    }
+                    self.at(t + e.restart_after_ms, Ev::Actor(a, 0, gen));
                 } else {
                     st.finished = true;
                     self.ground.actor_end[a as usize] = Some(t);

@@ -172,15 +172,18 @@ impl Sim<'_> {
                 self.world.changes[c].reason = Some(reason.clone());
             }
             Action::Stick { instance } => {
-                self.insts[*instance].stuck = true;
-                self.ground.stuck.push((*instance, self.now));
+                let i = self.resolve(*instance);
+                self.insts[i].stuck = true;
+                self.ground.stuck.push((i, self.now));
             }
             Action::Refuse { instance, ms } => {
-                self.insts[*instance].refuse_until = self.now + ms;
+                let i = self.resolve(*instance);
+                self.insts[i].refuse_until = self.now + ms;
             }
             Action::Evict { instance } => {
-                let v = self.insts[*instance].version;
-                self.stop(*instance as u32);
+                let i = self.resolve(*instance);
+                let v = self.insts[i].version;
+                self.stop(i as u32);
                 self.launch(v, false);
             }
             Action::DbFix { mult, reason, actor } => {
@@ -189,6 +192,17 @@ impl Sim<'_> {
                 self.world.changes[c].reason = Some(reason.clone());
             }
             Action::StopActor { actor } => self.actor_stop(*actor),
+        }
+    }
+
+    /// The instance a scenario meant by index `i` of the initial fleet: itself while it runs,
+    /// else the live instance at that position (a pod replaced earlier).
+    fn resolve(&self, i: usize) -> usize {
+        let live = self.live_instances();
+        if live.contains(&(i as u32)) || live.is_empty() {
+            i
+        } else {
+            live[i % live.len()] as usize
         }
     }
 
@@ -244,6 +258,7 @@ impl Sim<'_> {
             fail += b.1;
             lat += b.2;
         }
+        let late = r.fallback_ms > 0 && self.now >= r.armed_at + r.fallback_ms;
         let slow = n >= 20 && lat / n as f64 >= 3.0 * self.ground.expected_latency_ms + 200.0;
         let failing = fail >= 5 && fail as f64 >= 0.02 * n as f64;
         if slow || failing {
@@ -251,7 +266,7 @@ impl Sim<'_> {
         } else {
             self.alert_streak = 0;
         }
-        if self.alert_streak >= 2 {
+        if self.alert_streak >= 2 || late {
             self.ground.alert_at = Some(self.now);
             let d = r.steps[0].0;
             self.at(self.now + d, Ev::Step(0));

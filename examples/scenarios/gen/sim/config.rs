@@ -132,7 +132,8 @@ pub struct Version {
     pub leak: Option<(usize, f64)>,
 }
 
-/// A bulk export: a client paging through a list route as fast as it can.
+/// A bulk export: a client paging through a list route at a high rate, up to a number of
+/// requests in flight (an async client's concurrency cap).
 #[derive(Clone, Debug)]
 pub struct Exporter {
     pub tenant: usize,
@@ -140,8 +141,9 @@ pub struct Exporter {
     pub start: Ms,
     pub pages: u32,
     pub per_page: u32,
-    /// Parallel workers (closed loop: each waits for its page before the next).
-    pub workers: u32,
+    /// Pages requested per second, and the most in flight at once.
+    pub rate: f64,
+    pub max_inflight: u32,
     /// Connection hold per page (write amplification makes it long), median and spread.
     pub db_ms: f64,
     pub db_sigma: f64,
@@ -291,6 +293,8 @@ pub enum Action {
 pub struct Responders {
     pub armed_at: Ms,
     pub steps: Vec<(Ms, Action)>,
+    /// Someone notices anyway this long after `armed_at`, alert or not.
+    pub fallback_ms: Ms,
 }
 
 pub struct Config {

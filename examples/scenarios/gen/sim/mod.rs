@@ -311,6 +311,7 @@ impl<'c> Sim<'c> {
             tenant_in_path: cfg.api.tenant_in_path,
             tz_offset_ms: cfg.traffic.tz_offset_ms,
             tz_name: cfg.tz_name.clone(),
+            tenants: cfg.people.tenants.clone(),
             ..World::default()
         };
         let rs_names = cfg
