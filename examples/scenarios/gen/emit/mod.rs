@@ -1,0 +1,10 @@
+//! The writers: a simulated World -> the files an engineer would export after the incident.
+
+pub mod access;
+pub mod ctx;
+pub mod family;
+#[cfg(test)]
+pub mod fixture;
+pub mod json;
+pub mod plan;
+pub mod tenant;
