@@ -91,6 +91,9 @@ pub struct Ctx<'a> {
     pub lang: Lang,
     /// The servers' local zone.
     pub zone: Zone,
+    /// The zone of every zone-less timestamp any writer prints (one zone for all of them, so
+    /// one `--input-tz` reads them all): the servers' zone on VMs, often UTC in containers.
+    pub zoneless: Zone,
     pub ids: Vec<Ids>,
     pub tenant: TenantPlan,
     /// AWS region / account used in ARNs and host names.
@@ -136,6 +139,7 @@ impl<'a> Ctx<'a> {
             platform,
             lang,
             zone,
+            zoneless: zone,
             ids,
             tenant,
             region,
