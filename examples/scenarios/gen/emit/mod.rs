@@ -4,6 +4,7 @@ pub mod access;
 pub mod app;
 pub mod ctx;
 pub mod envelope;
+pub mod events;
 pub mod family;
 #[cfg(test)]
 pub mod fixture;
