@@ -11,7 +11,7 @@
 mod json_loggers;
 mod text;
 
-use super::ctx::{Clock, Ctx};
+use super::ctx::{Clock, Ctx, Scheme};
 use super::envelope::{self, Wrapped};
 use super::family::{AppFamily, Envelope, Lang, Platform};
 use super::plan::{lines, OutFile, SourceOut, SourcePlan};
@@ -284,8 +284,14 @@ pub fn write(ctx: &Ctx, ch: &AppChoice, clock: Clock, rng: &mut Rng) -> SourceOu
         Layout::Merged => groups.push((String::new(), None, all.clone())),
         Layout::PerInstance => {
             for i in 0..ctx.w.instances.len() {
+                // ECS log streams downloaded one by one are named by task.
+                let stem = if ctx.platform == Platform::Ecs && ch.envelope.is_none() {
+                    ctx.name(i, Scheme::TaskId)
+                } else {
+                    me[i].clone()
+                };
                 groups.push((
-                    me[i].clone(),
+                    stem,
                     Some(i),
                     all.iter().copied().filter(|l| l.instance == i).collect(),
                 ));
