@@ -7,6 +7,7 @@
 
 #![allow(dead_code)]
 
+pub mod emit;
 pub mod facts;
 pub mod people;
 pub mod rng;
