@@ -7,6 +7,12 @@
 
 #![allow(dead_code)]
 
+pub mod emit;
 pub mod facts;
+pub mod people;
 pub mod rng;
+pub mod routes;
+pub mod sim;
+pub mod stack;
+pub mod scenarios;
 pub mod time;
