@@ -1,47 +1,113 @@
-//! Draws one incident scenario and writes its inputs and `truth.json`.
+//! Draws one incident scenario and writes its inputs and `truth.json`, or prints the truth's
+//! own statistics over many draws.
 //!
-//! `cargo run --release --example scenarios -- --scenario NAME --seed N --out DIR`
-//! (`--list` prints the scenario names).
+//! ```text
+//! cargo run --release --example scenarios -- --scenario NAME --seed N --out DIR [--small]
+//! cargo run --release --example scenarios -- --list
+//! cargo run --release --example scenarios -- --stats [--draws N] [--first-seed S] [--scenario NAME] [--small]
+//! ```
+//! Deterministic: the same arguments give the same bytes.
 
 mod gen;
 
-use gen::facts::*;
+mod stats;
 
-fn main() {
-    let args: Vec<String> = std::env::args().collect();
-    let name = args.get(1).cloned().unwrap_or_default();
-    let seed: u64 = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(1);
-    let small = args.iter().any(|a| a == "--small");
-    let t = std::time::Instant::now();
-    let d = gen::scenarios::draw(&name, seed, small).expect("name");
-    let (w, g) = gen::sim::run(&d.cfg, seed);
-    let el = t.elapsed();
-    let n = w.requests.len();
-    let mut by_status = std::collections::BTreeMap::new();
-    for r in &w.requests {
-        *by_status.entry(r.status).or_insert(0) += 1;
-    }
-    println!("{name} seed {seed}: {n} requests in {el:?}; span {} .. {}; fault {}", gen::time::iso_s(w.start), gen::time::iso_s(w.end), gen::time::iso_s(d.intent.fault));
-    println!("status {by_status:?}");
-    println!("logs {} events {} changes {} series {} instances {}", w.logs.len(), w.events.len(), w.changes.len(), w.series.len(), w.instances.len());
-    println!("alert {:?} actions {:?}", g.alert_at.map(gen::time::iso_s), g.actions.iter().map(|a| (gen::time::iso_s(a.0), a.1.clone())).collect::<Vec<_>>());
-    println!("params {}", serde_json::Value::Object(d.params.clone()));
-    // failures per minute around the fault
-    let mut per_min = std::collections::BTreeMap::new();
-    for r in &w.requests {
-        if r.status >= 500 && !r.noise {
-            *per_min.entry((r.start - w.start) / 60000).or_insert(0) += 1;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+struct Args {
+    scenario: Option<String>,
+    seed: u64,
+    out: Option<PathBuf>,
+    small: bool,
+    list: bool,
+    stats: bool,
+    draws: u64,
+    first_seed: u64,
+}
+
+fn parse() -> Result<Args, String> {
+    let mut a = Args { scenario: None, seed: 1, out: None, small: false, list: false, stats: false, draws: 100, first_seed: 1 };
+    let mut it = std::env::args().skip(1);
+    while let Some(x) = it.next() {
+        let mut val = |name: &str| it.next().ok_or(format!("{name} needs a value"));
+        match x.as_str() {
+            "--scenario" => a.scenario = Some(val("--scenario")?),
+            "--seed" => a.seed = val("--seed")?.parse().map_err(|e| format!("--seed: {e}"))?,
+            "--out" => a.out = Some(PathBuf::from(val("--out")?)),
+            "--draws" => a.draws = val("--draws")?.parse().map_err(|e| format!("--draws: {e}"))?,
+            "--first-seed" => a.first_seed = val("--first-seed")?.parse().map_err(|e| format!("--first-seed: {e}"))?,
+            "--small" => a.small = true,
+            "--list" => a.list = true,
+            "--stats" => a.stats = true,
+            "-h" | "--help" => return Err(String::new()),
+            _ => return Err(format!("unknown argument {x}")),
         }
     }
-    println!("fail/min {:?}", per_min.iter().take(80).collect::<Vec<_>>());
-    let kills: Vec<_> = w.instances.iter().flat_map(|i| i.lives.iter().filter_map(|l| l.end_cause.map(|c| (gen::time::iso_s(l.ended.unwrap_or(0)), c)))).collect();
-    println!("ends {:?}", kills);
-    let mut pre = std::collections::BTreeMap::new();
-    for r in &w.requests {
-        if r.status >= 500 && !r.noise && r.start < d.intent.fault {
-            *pre.entry((r.status, format!("{:?}", r.failure), r.route)).or_insert(0) += 1;
+    Ok(a)
+}
+
+const USAGE: &str = "usage: scenarios --scenario NAME --seed N --out DIR [--small]
+       scenarios --list
+       scenarios --stats [--draws N] [--first-seed S] [--scenario NAME] [--small]";
+
+fn main() -> ExitCode {
+    let a = match parse() {
+        Ok(a) => a,
+        Err(e) => {
+            if !e.is_empty() {
+                eprintln!("scenarios: {e}");
+            }
+            eprintln!("{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    if a.list {
+        for n in gen::scenarios::NAMES {
+            println!("{n}");
+        }
+        return ExitCode::SUCCESS;
+    }
+    if a.stats {
+        let names: Vec<&str> = match &a.scenario {
+            Some(s) => vec![s.as_str()],
+            None => gen::scenarios::NAMES.to_vec(),
+        };
+        if let Some(bad) = names.iter().find(|n| !gen::scenarios::NAMES.contains(n)) {
+            eprintln!("scenarios: unknown scenario {bad} (--list shows them)");
+            return ExitCode::from(2);
+        }
+        stats::print(&names, a.first_seed, a.draws, a.small);
+        return ExitCode::SUCCESS;
+    }
+    let (Some(name), Some(out)) = (a.scenario, a.out) else {
+        eprintln!("{USAGE}");
+        return ExitCode::from(2);
+    };
+    let Some(g) = gen::generate(&name, a.seed, a.small) else {
+        eprintln!("scenarios: unknown scenario {name} (--list shows them)");
+        return ExitCode::from(2);
+    };
+    match gen::write(&g, &out, &gen::emit::Force::default()) {
+        Ok(t) => {
+            let files = t["files"].as_object().map_or(0, |f| f.len());
+            eprintln!(
+                "{name} seed {}: {} requests, {files} files in {}; incident {} onset {} recovered {}",
+                a.seed,
+                g.world.requests.len(),
+                out.display(),
+                t["incident"],
+                t["onset"],
+                t["recovered"]
+            );
+            for p in &g.truth.problems {
+                eprintln!("  problem: {p}");
+            }
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("scenarios: writing {}: {e}", out.display());
+            ExitCode::FAILURE
         }
     }
-    println!("pre-fault failures {pre:?}");
-    let _ = ReqKind::Api;
 }

@@ -247,7 +247,7 @@ impl Base {
     /// a lower utilisation, which is what [`Base::u_pool`] and [`Base::u_cpu`] then hold.
     pub fn calibrate(&mut self, u: f64, v: f64, t: Ms) {
         let db_max = if self.needs_util { 250.0 } else { 80.0 };
-        const CPU_MAX: f64 = 120.0;
+        let cpu_max = if self.needs_util { 120.0 } else { 40.0 };
         let c = &mut self.cfg;
         let r = c.traffic.rate_at(t).max(0.01);
         let need = |n: f64, p: f64| u * n * p * 1000.0 / r;
@@ -264,7 +264,7 @@ impl Base {
         let db = need(n, p).clamp(2.0, db_max);
         let u = db * r / (n * p * 1000.0);
         let cores = if c.stack.cpu_fifo { 1.0 } else { c.fleet.cores };
-        let cpu = (v * n * cores * 1000.0 / r).clamp(0.5, CPU_MAX);
+        let cpu = (v * n * cores * 1000.0 / r).clamp(0.5, cpu_max);
         let v = cpu * r / (n * cores * 1000.0);
         self.u_pool = u;
         self.u_cpu = v;

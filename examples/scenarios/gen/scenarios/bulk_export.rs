@@ -47,7 +47,10 @@ pub fn draw(seed: u64, small: bool) -> Parts {
     };
     // Asks for several times the fleet's connections: rate x hold time = demanded connections.
     let demand = b.rng.uniform(3.0, 12.0);
-    let rate = (demand * cap / (db_ms / 1000.0)).clamp(5.0, 400.0);
+    // Serialising a page costs a few ms of CPU; the export must not simply run out of CPU.
+    let page_cpu = b.rng.uniform(2.0, 8.0);
+    let cpu_cap = 0.4 * b.cfg.fleet.n as f64 * b.cfg.fleet.cores * 1000.0 / page_cpu;
+    let rate = (demand * cap / (db_ms / 1000.0)).clamp(5.0, 400.0).min(cpu_cap);
     let restarts = if retries { b.rng.range(1, 2) as u32 } else { 0 };
     // Pages for a few minutes at that rate, within the budget.
     let run_s = b.rng.uniform(120.0, 420.0);
@@ -62,7 +65,7 @@ pub fn draw(seed: u64, small: bool) -> Parts {
         max_inflight: b.rng.range(200, 2000) as u32,
         db_ms,
         db_sigma: 0.5,
-        cpu_ms: b.rng.uniform(10.0, 60.0),
+        cpu_ms: page_cpu,
         attempts: if retries { b.rng.range(3, 6) as u32 } else { 1 },
         retry_delay_ms: if b.rng.chance(0.5) { 0.0 } else { b.rng.uniform(200.0, 3000.0) },
         restarts,

@@ -15,14 +15,20 @@ const INTEGRATIONS: [&str; 5] = ["hookrelay", "crm-sync", "zapier", "reportly", 
 
 pub fn draw(seed: u64, small: bool) -> Parts {
     let spec = Spec {
+        span_h: (1.0, 3.0),
         d_max_min: 90.0,
         pool_util: (0.05, 0.25),
-        fleet: (2, 6),
-        ordinary_share: 0.75,
+        fleet: (2, 4),
+        ordinary_share: 0.7,
         ..Spec::default()
     };
     let mut b = base("slow-integration", seed, small, &spec);
-    b.cap_pool(if small { 60 } else { 200 });
+    // Generous timeouts let slow requests hold their connections (as in the seed).
+    b.cfg.lb.timeout_ms = b.rng.pick(&[60_000, 90_000, 120_000, 300_000]);
+    b.cfg.traffic.rate = b.cfg.traffic.rate.max(b.rng.uniform(15.0, 40.0));
+    b.fit_budget();
+    b.cfg.fleet.pool = b.cfg.fleet.pool.min(b.rng.range(5, 12) as u32);
+    b.recalibrate();
     let culprit = b.tenant_ranked(5, 300);
     let token = b.rng.pick(&INTEGRATIONS);
     b.cfg.people.make_integration(&mut b.rng, culprit, token);
@@ -32,22 +38,27 @@ pub fn draw(seed: u64, small: bool) -> Parts {
         1 => ("POST", format!("{prefix}/webhooks/{{id}}/deliveries")),
         _ => ("GET", format!("{prefix}/reports/{{id}}/export")),
     };
-    let usual_db = b.rng.uniform(30.0, 150.0);
+    let usual_db = b.cfg.api.mix_means().0 * b.rng.uniform(0.5, 2.0);
     let route = b.cfg.api.add(Route { db_ms: usual_db, cpu_ms: b.rng.uniform(5.0, 20.0), ..Route::new(method, template, ReqKind::Api) });
     // Slow requests at a rate that asks for more connections than the fleet has, while
     // staying a small share of all requests.
-    let demand = b.rng.uniform(1.5, 4.0);
+    let mut demand = b.rng.uniform(1.5, 4.0);
     let lb_s = b.cfg.lb.timeout_ms as f64 / 1000.0;
-    let db_s = b.rng.log_uniform(2.0, 20.0).min(lb_s * 0.6);
+    let db_s = b.rng.log_uniform(5.0, 30.0).min(lb_s * 0.6);
     let rate_f = b.cfg.traffic.rate_at(b.fault);
-    let mut slow_rate = demand * b.pool_capacity() / db_s;
-    if slow_rate > 0.1 * rate_f {
-        let n = b.cfg.fleet.n as f64;
-        let pool = (0.1 * rate_f * db_s / (demand * n)).floor().max(5.0) as u32;
-        b.cfg.fleet.pool = pool.min(b.cfg.fleet.pool);
-        b.recalibrate();
-        slow_rate = demand * b.pool_capacity() / db_s;
+    // At most 8% of the requests: a smaller pool, a smaller fleet, then a smaller excess.
+    let most = 0.08 * rate_f;
+    while demand * b.pool_capacity() / db_s > most && b.cfg.fleet.pool > 5 {
+        b.cfg.fleet.pool -= 1;
     }
+    while demand * b.pool_capacity() / db_s > most && b.cfg.fleet.n > 2 {
+        b.cfg.fleet.n -= 1;
+    }
+    b.recalibrate();
+    if demand * b.pool_capacity() / db_s > most {
+        demand = (most * db_s / b.pool_capacity()).max(1.3);
+    }
+    let slow_rate = demand * b.pool_capacity() / db_s;
     let usual_rate = slow_rate / b.rng.uniform(1.0, 1.5);
     let policy = b.cfg.people.policies[culprit];
     let cpu_ms = b.cfg.api.routes[route].cpu_ms;
@@ -77,6 +88,8 @@ pub fn draw(seed: u64, small: bool) -> Parts {
     let actor = b.person();
     let reason = format!("{token} requests holding connections");
     steps.push((d2, Action::RateLimit { tenant: culprit, rps: b.rng.uniform(0.05, 0.5), reason, actor }));
+    let d3 = b.rng.range(10, 30) * MIN;
+    steps.push((d3, Action::StopActor { actor: b.cfg.actors.len() }));
     b.cfg.actors.push(Actor::Stream(Stream {
         tenant: culprit,
         route,

@@ -10,8 +10,9 @@
 //!   2 min after each blip (for a quiet day: every window but the blips').
 //! - A window is a *symptom window* when any of these holds:
 //!   1. its fault failures are >= max(3, 3x the baseline failures per request x its requests);
-//!   2. the mean latency of the 30 s around it (>= 8 requests) is >= max(2x, +100 ms of) the
-//!      baseline's median of that measure;
+//!   2. its mean latency (or, with fewer than 8 requests, the mean of the 30 s around it,
+//!      given >= 8 requests there) is >= max(2x, +100 ms of) the baseline's median of that
+//!      measure;
 //!   3. an instance's pool had a request waiting for >= 5 s of it;
 //!   4. a kubelet probe failed, or an instance was killed (liveness, OOM, crash), in it;
 //!   5. nothing succeeded in it while >= 10 successes were expected from the ordinary rate.
@@ -19,7 +20,7 @@
 //!   when it spans >= 90 s. The *incident* runs from the first to the last significant
 //!   cluster that ends after the fault began (the blips' clusters come before it).
 //! - *Onset*: the first symptom event (a fault failure's start, a pool wait's start, a probe
-//!   failure or kill, a request over the latency threshold) in the incident's first window;
+//!   failure or kill) in the incident's first window, or its start when only latency flagged it;
 //!   when the fault is a client's behaviour change that ran into it within 180 s, the change.
 //!   *Recovered*: one second after the last symptom event of its last window (a failed
 //!   request's answer, a wait's end, a probe failure or kill, a slow request's answer).
@@ -73,8 +74,11 @@ impl Symptoms {
         ((t - self.start).max(0) / W) as usize
     }
 
-    /// Mean latency of the 30 s around window `w`, when it has >= 8 requests.
+    /// Mean latency of window `w` (>= 8 requests), or of the 30 s around it (>= 8 requests).
     pub fn lat30(&self, w: usize) -> Option<f64> {
+        if self.n[w] >= 8 {
+            return Some(self.lat[w] / self.n[w] as f64);
+        }
         let (a, b) = (w.saturating_sub(1), (w + 1).min(self.n.len() - 1));
         let n: u32 = self.n[a..=b].iter().sum();
         (n >= 8).then(|| self.lat[a..=b].iter().sum::<f64>() / n as f64)
@@ -220,16 +224,28 @@ fn first_event(d: &Draw, w: &World, g: &Ground, s: &Symptoms, i: usize) -> Ms {
     let (a, b) = (s.start + i as Ms * W, s.start + (i as Ms + 1) * W);
     let mut best = b;
     let first_req = w.requests.partition_point(|r| r.start < a);
-    for r in w.requests[first_req..].iter().take_while(|r| r.start < b) {
-        if fault_failure(r) || (is_api(r) && r.duration_ms as f64 >= s.lat_thr) {
+    let exp = s.fail_rate * s.n[i] as f64;
+    if s.fail[i] as f64 >= (3.0f64).max(3.0 * exp) {
+        if let Some(r) = w.requests[first_req..].iter().take_while(|r| r.start < b).find(|r| fault_failure(r)) {
             best = best.min(r.start);
-            break;
         }
     }
-    for spans in &g.pool_waits {
-        for &(x, y) in spans {
-            if y - x >= 5_000 && x < b && y > a {
-                best = best.min(x.max(a));
+    if s.wait[i] >= 5_000 {
+        for spans in &g.pool_waits {
+            for &(x, y) in spans {
+                if y - x >= 5_000 && x < b && y > a {
+                    best = best.min(x.max(a));
+                }
+            }
+        }
+    }
+    if s.lat30(i).is_some_and(|l| l >= s.lat_thr) || (s.ok[i] == 0 && s.n[i] > 0) {
+        best = best.min(a);
+    }
+    for inst in &w.instances {
+        for l in inst.lives.iter().filter(|l| hard_kill(l.end_cause)) {
+            if let Some(t) = l.ended.filter(|t| *t >= a && *t < b) {
+                best = best.min(t);
             }
         }
     }
@@ -274,13 +290,16 @@ fn last_event(w: &World, g: &Ground, s: &Symptoms, i: usize) -> Ms {
     best
 }
 
-/// For a gradual onset: the time the symptom measure took from <= 1.25x to >= 3x baseline.
+/// For a gradual onset: the time the symptom measure took from <= 1.25x to >= 3x baseline,
+/// the measure taken per minute (failures over their baseline expectation, floored at one;
+/// mean latency over the baseline median).
 fn tolerance(s: &Symptoms, onset_w: usize) -> i64 {
     let m = |i: usize| -> f64 {
-        let exp = (s.fail_rate * s.n[i] as f64).max(1.0);
-        let f = s.fail[i] as f64 / exp;
-        let l = s.lat30(i).map_or(0.0, |l| l / s.lat_med.max(1.0));
-        f.max(l)
+        let (a, b) = (i.saturating_sub(3), (i + 3).min(s.n.len()));
+        let (n, f, l) = (a..b).fold((0u32, 0u32, 0.0), |x, k| (x.0 + s.n[k], x.1 + s.fail[k], x.2 + s.lat[k]));
+        let fr = f as f64 / (s.fail_rate * n as f64).max(1.0);
+        let lr = if n >= 8 { l / n as f64 / s.lat_med.max(1.0) } else { 0.0 };
+        fr.max(lr)
     };
     let mut lo = onset_w;
     while lo > 0 && m(lo) > 1.25 {
