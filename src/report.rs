@@ -59,6 +59,9 @@ pub struct ImpactJson {
     pub failed_share: f64,
     pub tenants_affected: usize,
     pub instances_affected: Vec<String>,
+    /// Added to the contract: the instances running around the incident
+    /// (the fleet `instances_affected` is a part of).
+    pub instances_total: usize,
     pub full_outages: Vec<SpanJson>,
 }
 
@@ -205,18 +208,11 @@ pub fn build(
     }
     // One entry per server, by its canonical name (how the access log
     // names it), however many names the sources gave it.
-    let mut instances: BTreeSet<String> = a.instances_with_failures.iter().cloned().collect();
-    if inc.is_some() {
-        if let Some(w) = window {
-            for r in &a.history.restarts {
-                if r.down >= (w.start - 120) * 1000 && r.down < w.end * 1000 {
-                    instances.insert(r.instance.clone());
-                }
-            }
-        }
+    let instances: BTreeSet<String> = if inc.is_some() {
+        a.instances_affected.clone()
     } else {
-        instances.clear();
-    }
+        BTreeSet::new()
+    };
 
     let mut timeline = a.timeline.clone();
     for f in findings {
@@ -284,6 +280,7 @@ pub fn build(
                 0
             },
             instances_affected: instances.into_iter().collect(),
+            instances_total: if inc.is_some() { a.fleet.len() } else { 0 },
             full_outages: if inc.is_some() {
                 a.outages
                     .iter()

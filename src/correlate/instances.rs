@@ -8,6 +8,9 @@ use crate::aggregate::Aggregates;
 use super::identity::Identities;
 use crate::event::{InfraKind, Millis, Origin, Signal};
 
+/// The cause of a restart whose process crashed on its own (its logs said so).
+pub const CRASHED: &str = "the process crashed";
+
 /// Markers of one instance closer than this belong to one restart.
 const SAME_RESTART_MS: Millis = 120_000;
 
@@ -95,17 +98,22 @@ pub fn history(agg: &Aggregates, ids: &Identities) -> InstanceHistory {
             _ => {}
         }
     }
-    for (signal, mark) in [(Signal::Shutdown, Mark::Down), (Signal::Startup, Mark::Up)] {
+    for (signal, mark) in [
+        (Signal::Shutdown, Mark::Down),
+        (Signal::Crash, Mark::Down),
+        (Signal::Startup, Mark::Up),
+    ] {
         for (inst, s, c) in agg.signal_counts(signal) {
             if inst.is_empty() {
                 continue;
             }
             let inst = ids.canonical(&inst);
             h.instances.insert(inst.clone());
+            let cause = (signal == Signal::Crash).then(|| CRASHED.to_string());
             marks
                 .entry(inst)
                 .or_default()
-                .push((s * 1000, mark, c.first, None));
+                .push((s * 1000, mark, c.first, cause));
         }
     }
     for (inst, mut ms) in marks {
@@ -175,6 +183,19 @@ pub fn history(agg: &Aggregates, ids: &Identities) -> InstanceHistory {
 }
 
 impl Restart {
+    /// Whether the instance died rather than being stopped: killed for
+    /// failing its probe, out of memory, crashing, backing off. A restart
+    /// without a stated cause is judged by the changes around it (see
+    /// `timeline`).
+    pub fn died(&self) -> bool {
+        self.cause.as_deref().is_some_and(|c| {
+            let c = c.to_ascii_lowercase();
+            ["liveness", "probe", "oom", "memory", "back-off", "backoff", "crash", "killed", "exited", "unhealthy", "error"]
+                .iter()
+                .any(|w| c.contains(w))
+        })
+    }
+
     /// When the instance was back, or, if it was never seen back (replaced
     /// in a rollout, or the data ends), a bounded guess so that a removed
     /// instance does not count as down forever.

@@ -99,6 +99,10 @@ pub struct Analysis {
     pub timeline: Vec<TimelineEntry>,
     /// Instances (as access logs name them) with failed requests in the window.
     pub instances_with_failures: Vec<String>,
+    /// Instances the incident touched: a few percent of their requests
+    /// failed, or they were killed, failed probes, had requests waiting for
+    /// a pool connection, or answered far slower than their peers.
+    pub instances_affected: std::collections::BTreeSet<String>,
     /// Route fragments of connect/login endpoints, passed through for the detectors.
     pub reconnect_routes: Vec<String>,
     /// Deploys, rollbacks and feature-flag changes anywhere in the data.
@@ -293,6 +297,9 @@ pub fn correlate(agg: &Aggregates, opts: &CorrelateOptions) -> Result<Analysis, 
         .collect();
     a.changes.sort_by_key(|c| (c.ts, c.origin));
     a.fleet = fleet(agg, &a, window, baseline)?;
+    if a.incident.is_some() {
+        a.instances_affected = affected(agg, &a, window, baseline)?;
+    }
     a.scale_outs = scaling::scale_outs(agg.infra_events(), &opts.scaling);
     a.timeline = timeline::build(&a);
     Ok(a)
@@ -362,6 +369,55 @@ fn fleet(
     }
     if out.is_empty() {
         out = a.history.instances.clone();
+    }
+    Ok(out)
+}
+
+/// An instance counts as affected with this many failed requests, and this
+/// share of its requests: a stray failure is not the incident reaching it.
+const AFFECTED_MIN_FAILED: u64 = 3;
+const AFFECTED_MIN_SHARE: f64 = 0.01;
+
+/// The instances the incident touched (see [`Analysis::instances_affected`]).
+fn affected(
+    agg: &Aggregates,
+    a: &Analysis,
+    window: Span,
+    baseline: Span,
+) -> Result<std::collections::BTreeSet<String>, AggregateError> {
+    let mut out = std::collections::BTreeSet::new();
+    let (lo, hi) = ((window.start - 60) * 1000, window.end * 1000);
+    let stats = agg.dim_stats(Dim::Instance, window, baseline)?;
+    let means: Vec<f64> = stats
+        .iter()
+        .filter(|s| s.window_requests >= 20)
+        .map(|s| s.window_busy_ms / s.window_requests as f64)
+        .collect();
+    let usual = stats::median(&means);
+    for s in &stats {
+        let failing = s.window_failed >= AFFECTED_MIN_FAILED
+            && s.window_failed as f64 >= AFFECTED_MIN_SHARE * s.window_requests as f64;
+        let mean = s.window_busy_ms / (s.window_requests.max(1) as f64);
+        let slow = s.window_requests >= 20 && usual > 0.0 && mean >= 1000.0 && mean >= 5.0 * usual;
+        if failing || slow {
+            out.insert(a.ids.canonical(&s.value));
+        }
+    }
+    for r in &a.history.restarts {
+        if r.down >= lo && r.down < hi {
+            out.insert(r.instance.clone());
+        }
+    }
+    for (inst, p) in &a.history.probe_failures {
+        if p.first < hi && p.last >= lo {
+            out.insert(inst.clone());
+        }
+    }
+    for p in &a.pool.instances {
+        let waited = p.peak_waiting > 0.0 && p.saturated.iter().any(|(s, e)| *s < hi && *e > lo);
+        if waited && !p.instance.is_empty() {
+            out.insert(p.instance.clone());
+        }
     }
     Ok(out)
 }

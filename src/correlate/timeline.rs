@@ -266,6 +266,28 @@ pub fn build(a: &Analysis) -> Vec<TimelineEntry> {
         i += group.len();
     }
 
+    if let Some(r) = a
+        .history
+        .restarts
+        .iter()
+        .filter(|r| r.down >= near.start * 1000 && r.down < window.end * 1000)
+        .find(|r| r.died() || (r.cause.is_none() && !near_a_change(a, r.down)))
+    {
+        out.push(TimelineEntry {
+            ts: r.down,
+            kind: TimelineKind::Crash,
+            text: format!(
+                "{} went down{}",
+                a.ids.display(&r.instance),
+                r.cause
+                    .as_deref()
+                    .map(|c| format!(": {}", crate::redact::redact_text(c)))
+                    .unwrap_or_default()
+            ),
+            sources: vec![a.source(r.source)],
+        });
+    }
+
     out.extend(changes(a, near));
     out.extend(scale_outs(a, near));
 
@@ -278,6 +300,14 @@ pub fn build(a: &Analysis) -> Vec<TimelineEntry> {
     });
     sort(&mut out);
     out
+}
+
+/// A restart this close to a deploy, rollback or scale change is part of it.
+const ROLLOUT_MS: Millis = 300_000;
+
+fn near_a_change(a: &Analysis, t: Millis) -> bool {
+    a.changes.iter().any(|c| (c.ts - t).abs() <= ROLLOUT_MS)
+        || a.scale_outs.iter().any(|s| (s.ts - t).abs() <= ROLLOUT_MS)
 }
 
 /// How long before the onset a change is still worth a timeline entry.

@@ -21,96 +21,175 @@ const ACTIONS: &[&str] = &[
     "Health checks that exercise the real request path, so an instance that stops answering is taken out of rotation and restarted",
 ];
 
-/// An instance is stuck when it is this many times worse than its peers.
+/// An instance is slow in a minute when its mean latency is this many times
+/// its peers' median that minute (and at least [`SLOW_MS`]): a gray failure
+/// answers in tens of seconds or not at all, its peers in milliseconds.
 const SEPARATION: f64 = 5.0;
+const SLOW_MS: f64 = 1000.0;
+/// Requests an instance needs in a minute for its mean to count.
+const MIN_MINUTE_REQUESTS: u32 = 3;
+/// A stuck instance is slow in most of the minutes from when it first was
+/// to when it last was, for at least two minutes.
+const MIN_STUCK_MINUTES: usize = 2;
+const MIN_SLOW_SHARE: f64 = 0.6;
+
+/// One instance's minutes in the window: (requests, mean latency) or none.
+type Minutes = Vec<Option<(u32, f64)>>;
 
 pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
     let a = cx.analysis;
-    let (Some(_), Some(window), Some(baseline)) = (a.incident, a.window(), a.baseline) else {
+    let (Some(_), Some(window)) = (a.incident, a.window()) else {
         return;
     };
-    let Ok(stats) = cx.agg.dim_stats(Dim::Instance, window, baseline) else {
-        return;
-    };
-    let rows: Vec<(&str, f64, f64, u64)> = stats
-        .iter()
-        .filter(|s| s.window_requests >= 20)
-        .map(|s| {
-            let n = s.window_requests as f64;
-            (
-                s.value.as_str(),
-                s.window_busy_ms / n,
-                s.window_failed as f64 / n,
-                s.window_requests,
-            )
-        })
-        .collect();
-    // Peers are needed to call one instance the odd one out.
-    if rows.len() < 3 {
+    let names = cx.agg.dim_values(Dim::Instance);
+    if names.len() < 3 {
         return;
     }
-    let peer_latency = median(&rows.iter().map(|r| r.1).collect::<Vec<_>>());
-    let peer_failed = median(&rows.iter().map(|r| r.2).collect::<Vec<_>>());
-    let stuck: Vec<&(&str, f64, f64, u64)> = rows
+    let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+    let series = cx.agg.dim_series_many(Dim::Instance, &refs, window);
+    let minutes: Vec<Minutes> = series
         .iter()
-        .filter(|r| {
-            let slow = r.1 >= 1000.0 && r.1 >= SEPARATION * peer_latency.max(1.0);
-            let failing = r.2 >= 0.2 && r.2 >= SEPARATION * peer_failed.max(0.01);
-            slow || failing
+        .map(|cells| {
+            cells
+                .chunks(60)
+                .map(|m| {
+                    let (n, timed, busy) = m.iter().fold((0u32, 0u32, 0.0), |(n, t, b), c| {
+                        (n + c.requests, t + c.timed, b + c.busy_ms())
+                    });
+                    (timed >= MIN_MINUTE_REQUESTS).then(|| (n, busy / f64::from(timed)))
+                })
+                .collect()
         })
         .collect();
-    // A gray failure is a minority; when most instances are bad it is an outage of its own kind.
-    if stuck.is_empty() || stuck.len() * 2 > rows.len() {
+    let n_min = minutes.first().map_or(0, Vec::len);
+    // Each minute: which instances were slow against their peers, and how
+    // many answered at all.
+    let mut slow = vec![vec![false; n_min]; names.len()];
+    let mut serving = vec![0usize; n_min];
+    let mut slow_count = vec![0usize; n_min];
+    let mut peer_ms = vec![0.0; n_min];
+    for m in 0..n_min {
+        let means: Vec<f64> = minutes.iter().filter_map(|x| x[m].map(|v| v.1)).collect();
+        serving[m] = means.len();
+        if means.len() < 3 {
+            continue;
+        }
+        peer_ms[m] = median(&means);
+        for (i, x) in minutes.iter().enumerate() {
+            if let Some((_, mean)) = x[m] {
+                if mean >= SLOW_MS && mean >= SEPARATION * peer_ms[m].max(1.0) {
+                    slow[i][m] = true;
+                    slow_count[m] += 1;
+                }
+            }
+        }
+    }
+    let mut stuck: Vec<(usize, usize, usize, f64)> = Vec::new(); // (instance, first, last, mean)
+    for (i, flags) in slow.iter().enumerate() {
+        let (Some(first), Some(last)) = (flags.iter().position(|f| *f), flags.iter().rposition(|f| *f)) else {
+            continue;
+        };
+        let served: Vec<usize> = (first..=last).filter(|m| minutes[i][*m].is_some()).collect();
+        let slow_minutes = served.iter().filter(|m| flags[**m]).count();
+        // A minority: in its slow minutes most peers answered normally.
+        let minority = served
+            .iter()
+            .filter(|m| flags[**m])
+            .all(|m| slow_count[*m] * 2 < serving[*m]);
+        // Restarting over and over in the middle of it is a crash loop, not
+        // an instance that hangs while it keeps running.
+        let (from, to) = (
+            (window.start + first as i64 * 60 + 60) * 1000,
+            (window.start + last as i64 * 60) * 1000,
+        );
+        let died_inside = a
+            .history
+            .restarts
+            .iter()
+            .any(|r| a.ids.canonical(&names[i]) == r.instance && r.down > from && r.down < to);
+        if slow_minutes >= MIN_STUCK_MINUTES
+            && slow_minutes as f64 >= MIN_SLOW_SHARE * served.len() as f64
+            && minority
+            && !died_inside
+        {
+            let mean = served
+                .iter()
+                .filter_map(|m| minutes[i][*m].map(|v| v.1))
+                .sum::<f64>()
+                / served.len().max(1) as f64;
+            stuck.push((i, first, last, mean));
+        }
+    }
+    let active = minutes.iter().filter(|x| x.iter().any(Option::is_some)).count();
+    if stuck.is_empty() || stuck.len() * 2 >= active {
         return;
     }
-    let mut evidence = Vec::new();
     let input = a.inputs.first().cloned().unwrap_or_default();
-    for r in &stuck {
+    let mut evidence = Vec::new();
+    let mut worst: f64 = 1.0;
+    for &(i, first, last, mean) in &stuck {
+        let peers: Vec<f64> = (first..=last).filter(|m| slow[i][*m]).map(|m| peer_ms[m]).collect();
+        let peer = median(&peers);
+        worst = worst.max(mean / peer.max(1.0));
         evidence.push(Evidence::new(
             format!(
-                "{}: mean {:.0} ms and {:.0}% failed over {} requests; peers: {:.0} ms and {:.1}% (medians)",
-                a.ids.display(r.0),
-                r.1,
-                r.2 * 100.0,
-                r.3,
-                peer_latency,
-                peer_failed * 100.0
+                "{}: mean {:.0} ms per request from {} to {}, while its peers answered in {:.0} ms (median)",
+                a.ids.display(&names[i]),
+                mean,
+                crate::zone::clock((window.start + first as i64 * 60) * 1000),
+                crate::zone::clock((window.start + last as i64 * 60 + 60).min(window.end) * 1000),
+                peer
             ),
             input.clone(),
         ));
     }
-    let worst = stuck
-        .iter()
-        .map(|r| (r.1 / peer_latency.max(1.0)).max(r.2 / peer_failed.max(0.01)))
-        .fold(0.0, f64::max);
-    let c = 0.55
-        + 0.3 * (worst.log10() / 2.0).min(1.0)
-        + 0.1 * (1.0 - stuck.len() as f64 / rows.len() as f64);
-    let names: Vec<String> = stuck.iter().map(|r| a.ids.display(r.0)).collect();
+    let start = stuck.iter().map(|s| s.1).min().unwrap_or(0);
+    let c = 0.55 + 0.3 * (worst.log10() / 2.0).min(1.0) + 0.1 * (1.0 - stuck.len() as f64 / active as f64);
+    let shown: Vec<String> = stuck.iter().map(|s| a.ids.display(&names[s.0])).collect();
     sink.push(Finding {
         pattern: ID,
         title: format!(
             "{} of {} instances stopped answering in time while their peers were fine",
             stuck.len(),
-            rows.len()
+            active
         ),
         confidence: confidence(c),
-        start: window.start * 1000,
+        start: (window.start + start as i64 * 60) * 1000,
         end: window.end * 1000,
         subject: Subject {
-            instance: (stuck.len() == 1).then(|| names[0].clone()),
+            instance: (stuck.len() == 1).then(|| shown[0].clone()),
             ..Subject::default()
         },
         evidence,
         timeline: vec![TimelineEntry {
-            ts: window.start * 1000,
+            ts: first_slow_second(&series, &stuck, window.start),
             kind: TimelineKind::InstanceStuck,
-            text: format!(
-                "{} slow or timing out while peers answer normally",
-                names.join(", ")
-            ),
+            text: format!("{} slow or timing out while peers answer normally", shown.join(", ")),
             sources: vec![input],
         }],
         actions: ACTIONS,
     });
+}
+
+/// The first second a stuck instance served a request far slower than
+/// usual, within its first slow minute (ms).
+fn first_slow_second(
+    series: &[Vec<crate::aggregate::Cell>],
+    stuck: &[(usize, usize, usize, f64)],
+    start: i64,
+) -> i64 {
+    stuck
+        .iter()
+        .filter_map(|&(i, first, _, _)| {
+            let from = first * 60;
+            series[i]
+                .iter()
+                .enumerate()
+                .skip(from)
+                .take(60)
+                .find(|(_, c)| c.mean_ms().is_some_and(|m| m >= SLOW_MS))
+                .map(|(k, _)| (start + k as i64) * 1000)
+        })
+        .min()
+        .unwrap_or(start * 1000)
 }
