@@ -113,7 +113,7 @@ pub fn chart(c: &Chart, axis: &TimeAxis) -> String {
     );
     let _ = writeln!(
         o,
-        "<text x=\"{}\" y=\"26\" font-size=\"15\" font-weight=\"600\" fill=\"{INK}\">{}</text>",
+        "<text class=\"title\" x=\"{}\" y=\"26\" font-size=\"15\" font-weight=\"600\" fill=\"{INK}\">{}</text>",
         px(left),
         esc(&t)
     );
@@ -128,7 +128,7 @@ pub fn chart(c: &Chart, axis: &TimeAxis) -> String {
         );
         let _ = writeln!(
             o,
-            "<text x=\"{}\" y=\"{yy}\" dy=\"4\" font-size=\"12\" text-anchor=\"end\" fill=\"{INK}\">{}</text>",
+            "<text class=\"y-label\" x=\"{}\" y=\"{yy}\" dy=\"4\" font-size=\"12\" text-anchor=\"end\" fill=\"{INK}\">{}</text>",
             px(left - 6.0),
             tick_label(*v)
         );
@@ -153,7 +153,7 @@ pub fn chart(c: &Chart, axis: &TimeAxis) -> String {
         if i % step == 0 {
             let _ = writeln!(
                 o,
-                "<text x=\"{xx}\" y=\"{}\" font-size=\"12\" text-anchor=\"middle\" fill=\"{INK}\">{}</text>",
+                "<text class=\"x-label\" x=\"{xx}\" y=\"{}\" font-size=\"12\" text-anchor=\"middle\" fill=\"{INK}\">{}</text>",
                 px(base + 18.0),
                 label(axis, i)
             );
@@ -176,7 +176,7 @@ pub fn chart(c: &Chart, axis: &TimeAxis) -> String {
                     let top = y(*v);
                     let _ = writeln!(
                         o,
-                        "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{colour}\"/>",
+                        "<rect class=\"bar\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{colour}\"/>",
                         px(x(i) - bw / 2.0),
                         px(top),
                         px(bw),
@@ -189,7 +189,7 @@ pub fn chart(c: &Chart, axis: &TimeAxis) -> String {
                     if let [(i, v)] = run.as_slice() {
                         let _ = writeln!(
                             o,
-                            "<circle cx=\"{}\" cy=\"{}\" r=\"3\" fill=\"{colour}\"/>",
+                            "<circle class=\"line\" cx=\"{}\" cy=\"{}\" r=\"3\" fill=\"{colour}\"/>",
                             px(x(*i)),
                             px(y(*v))
                         );
@@ -209,7 +209,7 @@ pub fn chart(c: &Chart, axis: &TimeAxis) -> String {
                         .collect();
                     let _ = writeln!(
                         o,
-                        "<path d=\"{}\" fill=\"none\" stroke=\"{colour}\" stroke-width=\"2.5\" stroke-linejoin=\"round\"/>",
+                        "<path class=\"line\" d=\"{}\" fill=\"none\" stroke=\"{colour}\" stroke-width=\"2.5\" stroke-linejoin=\"round\"/>",
                         d.join(" ")
                     );
                 }
@@ -337,7 +337,11 @@ mod tests {
             Mark::Line,
         );
         let svg = chart_svg(&s, 7);
-        assert_eq!(svg.matches("<path d=\"M").count(), 2, "{svg}");
+        assert_eq!(
+            svg.matches("<path class=\"line\" d=\"M").count(),
+            2,
+            "{svg}"
+        );
         assert_eq!(svg.matches("<circle").count(), 1, "a lone point is a dot");
         assert_eq!(svg.matches(" L").count(), 2);
     }
@@ -353,7 +357,7 @@ mod tests {
             &axis(3),
         );
         assert_eq!(
-            svg.matches("<rect x=").count(),
+            svg.matches("<rect class=\"bar\"").count(),
             2,
             "no bar for a missing value"
         );

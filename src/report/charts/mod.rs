@@ -197,7 +197,8 @@ pub fn build(agg: &Aggregates, a: &Analysis) -> Charts {
     let mut candidates = Vec::new();
     if requests.is_some() {
         candidates.push(series::completed(&a.totals, span, &axis, |c| c.done));
-        if !a.attribution.organic {
+        // The client the attribution blames, when there is an incident to blame it for.
+        if a.incident.is_some() && !a.attribution.organic {
             if let Some(row) = a.attribution.rows.first() {
                 let dim = if a.attribution.dimension == "tenant" {
                     Dim::Tenant
