@@ -69,6 +69,9 @@ fn subject(c: &Chart, per: &str) -> String {
         (Unit::Connections, Some(Measure::PoolWaiting)) if c.series.len() == 1 => {
             format!("Callers waiting for a database connection, highest per {per}")
         }
+        (Unit::Connections, Some(Measure::PoolInUse)) if c.series.len() == 1 => {
+            format!("Database pool connections in use, highest per {per}")
+        }
         (Unit::Connections, _) => format!("Database pool connections, highest per {per}"),
         (Unit::Restarts, _) => format!("Instance restarts per {per}"),
     }

@@ -287,3 +287,95 @@ fn assets_are_refused_where_the_folder_cannot_be_made() {
     assert_eq!(code, 1);
     assert!(err.contains("cannot write"), "{err}");
 }
+
+/// A quiet 20 minutes with the pool metric silent for 4 of them.
+fn gap_fixture(dir: &std::path::Path) {
+    // 2026-10-01T09:00:00Z
+    let t0 = 1_790_845_200i64;
+    let mut log = String::new();
+    for i in 0..600 {
+        let t = DateTime::from_timestamp(t0 + i * 2, 0).unwrap_or_default();
+        log.push_str(&format!(
+            "192.0.2.{} - - [{}] \"GET /api/v1/accounts/acct-{}/runs HTTP/1.1\" 200 512 \"-\" \"curl/8.5.0\" 0.020 0.020 10.42.1.11:8080\n",
+            1 + i % 200,
+            t.format("%d/%b/%Y:%H:%M:%S +0000"),
+            1000 + i % 7
+        ));
+    }
+    let values: Vec<String> = (0..80)
+        .map(|k| t0 + k * 15)
+        .filter(|t| !(t0 + 480..t0 + 720).contains(t))
+        .map(|t| format!("[{t}, \"{}\"]", 5 + (t / 15) % 3))
+        .collect();
+    let pool = format!(
+        "{{\"status\": \"success\", \"data\": {{\"resultType\": \"matrix\", \"result\": [{{\"metric\": {{\"__name__\": \"hikaricp_connections_active\", \"instance\": \"10.42.1.11:8080\", \"pool\": \"HikariPool-1\"}}, \"values\": [{}]}}]}}}}\n",
+        values.join(", ")
+    );
+    fs::write(dir.join("access.log"), log).expect("fixture");
+    fs::write(dir.join("pool.json"), pool).expect("fixture");
+}
+
+#[test]
+fn a_silent_metric_is_a_gap_not_zero() {
+    let tmp = std::env::temp_dir().join(format!("postmortem-gap-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&tmp);
+    fs::create_dir_all(&tmp).expect("tmp");
+    gap_fixture(&tmp);
+    let run_here = |args: &[&str]| {
+        let out = super::fixture::postmortem()
+            .current_dir(&tmp)
+            .args(args)
+            .output()
+            .expect("runs");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let md = run_here(&["analyze", "access.log", "pool.json"]);
+    let pool = blocks(&md)
+        .into_iter()
+        .find(|b| b.title.contains("connections"))
+        .expect("a pool chart");
+    // 19 whole minutes (the last request is at 09:19:58, so 09:19 is partial
+    // and dropped); 09:08 to 09:12 have no reading and are left out.
+    assert_eq!(pool.labels.len(), 15, "{:?}", pool.labels);
+    assert_eq!(pool.labels.last().map(String::as_str), Some("09:18"));
+    assert!(!pool
+        .labels
+        .iter()
+        .any(|l| ("09:08".."09:12").contains(&l.as_str())));
+    assert!(
+        pool.series[0].iter().all(|v| *v >= 5.0),
+        "no zero for silence"
+    );
+    assert!(
+        md.contains("No reading for 09:08–09:12 (UTC): left out of the chart above"),
+        "{md}"
+    );
+    insta::assert_snapshot!("metric_gap_report", md);
+
+    run_here(&[
+        "analyze",
+        "--assets",
+        "charts",
+        "-o",
+        "report.md",
+        "access.log",
+        "pool.json",
+    ]);
+    let svg = fs::read_to_string(tmp.join("charts/chart-2-pool-in-use.svg")).expect("svg");
+    assert_eq!(
+        svg.matches("<path class=\"line\"").count(),
+        2,
+        "the line breaks: {svg}"
+    );
+    let md = fs::read_to_string(tmp.join("report.md")).expect("report");
+    assert!(
+        md.contains("No reading for 09:08–09:12 (UTC): the line breaks there."),
+        "{md}"
+    );
+    let _ = fs::remove_dir_all(&tmp);
+}
