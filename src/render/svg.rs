@@ -336,7 +336,7 @@ mod tests {
             ],
             Mark::Line,
         );
-        let svg = chart_svg(&s, 7);
+        let svg = super::chart(&s, &axis(7));
         assert_eq!(
             svg.matches("<path class=\"line\" d=\"M").count(),
             2,
@@ -344,10 +344,6 @@ mod tests {
         );
         assert_eq!(svg.matches("<circle").count(), 1, "a lone point is a dot");
         assert_eq!(svg.matches(" L").count(), 2);
-    }
-
-    fn chart_svg(c: &Chart, n: usize) -> String {
-        super::chart(c, &axis(n))
     }
 
     #[test]
