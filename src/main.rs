@@ -100,12 +100,21 @@ fn execute(cli: Cli) -> Result<(), postmortem::Error> {
             let _ = man.render(&mut buf);
             write_out(None, &String::from_utf8_lossy(&buf))
         }
-        Command::Analyze(a) => {
-            let report = run_with_progress(cli::config(&a)?)?;
+        Command::Analyze(r) => {
+            let a = &r.common;
+            let report = run_with_progress(cli::config(a)?)?;
+            let mut opts = render::markdown::Options::default();
+            if let Some(dir) = &r.assets {
+                opts.assets = Some(render::assets::write(
+                    &report.extra.charts,
+                    dir,
+                    a.output.as_deref(),
+                )?);
+            }
             let text = if a.json {
                 render::json::render(&report)
             } else {
-                render::markdown::render(&report)
+                render::markdown::render_with(&report, &opts)
             };
             write_out(a.output.as_deref(), &text)
         }

@@ -10,6 +10,10 @@ pub struct Cell {
     pub failed: u32,
     /// Successes (status < 400) — a full outage is a run with none.
     pub ok: u32,
+    /// Requests that ended in this bucket, whatever their outcome: the
+    /// total that `failed` and `ok` are parts of (`requests` counts
+    /// arrivals, so a bucket can hold more failures than arrivals).
+    pub done: u32,
     /// Requests that logged a duration.
     pub timed: u32,
     /// Sum of durations (busy time), microseconds: integers, so partial
@@ -57,6 +61,7 @@ impl Cell {
             self.first = h.origin;
         }
         if outcome {
+            self.done += 1;
             self.failed += u32::from(h.failed);
             self.ok += u32::from(h.ok);
         }
@@ -72,7 +77,7 @@ impl Cell {
     }
 
     fn is_empty(&self) -> bool {
-        self.requests == 0 && self.failed == 0 && self.ok == 0
+        self.requests == 0 && self.failed == 0 && self.ok == 0 && self.done == 0
     }
 
     pub fn merge(&mut self, o: &Cell) {
@@ -85,6 +90,7 @@ impl Cell {
         self.requests += o.requests;
         self.failed += o.failed;
         self.ok += o.ok;
+        self.done += o.done;
         self.timed += o.timed;
         self.busy_us += o.busy_us;
         self.max_us = self.max_us.max(o.max_us);
@@ -130,7 +136,28 @@ mod tests {
         assert_eq!(a, b);
         assert_eq!(a.failed, 1);
         assert_eq!(a.ok, 1);
+        assert_eq!(a.done, 2);
         assert_eq!(a.first.line, 3);
         assert_eq!(a.mean_ms(), Some(20.0));
+    }
+
+    #[test]
+    fn a_slow_failure_is_done_where_it_failed_not_where_it_arrived() {
+        let slow = Request {
+            status: Some(504),
+            duration_ms: Some(30_000.0),
+            ..Request::default()
+        };
+        let (mut arrived, mut ended) = (Cell::default(), Cell::default());
+        arrived.add(&slow, true, false);
+        ended.add(&slow, false, true);
+        assert_eq!((arrived.requests, arrived.done, arrived.failed), (1, 0, 0));
+        assert_eq!((ended.requests, ended.done, ended.failed), (0, 1, 1));
+        let client_error = Request {
+            status: Some(404),
+            ..Request::default()
+        };
+        ended.add(&client_error, false, true);
+        assert_eq!((ended.done, ended.failed, ended.ok), (2, 1, 0));
     }
 }

@@ -22,7 +22,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Write the incident report (Markdown, or JSON with --json).
-    Analyze(AnalyzeArgs),
+    Analyze(ReportArgs),
     /// Show the reconstructed timeline as a table.
     Timeline(AnalyzeArgs),
     /// Show load attribution (tenants or integrations) as a table.
@@ -70,6 +70,19 @@ pub struct AnalyzeArgs {
     /// The span that counts as normal, START..END (default: the data before the onset).
     #[arg(long, value_name = "START..END")]
     pub baseline: Option<String>,
+}
+
+/// `analyze`: the flags of every analysing command, and what only the
+/// report has.
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    #[command(flatten)]
+    pub common: AnalyzeArgs,
+
+    /// Also write each chart as an SVG file into DIR, and link those from the
+    /// Markdown instead of drawing the charts with Mermaid.
+    #[arg(long, value_name = "DIR")]
+    pub assets: Option<PathBuf>,
 }
 
 /// Flags about reading inputs, shared by every command that reads.

@@ -10,6 +10,6 @@ mod args;
 mod config;
 mod error;
 
-pub use args::{AnalyzeArgs, Cli, Command, FormatsArgs, FormatsCommand, InputArgs};
+pub use args::{AnalyzeArgs, Cli, Command, FormatsArgs, FormatsCommand, InputArgs, ReportArgs};
 pub use config::{config, input_config, Config, InputConfig};
 pub use error::CliError;

@@ -6,7 +6,8 @@ use std::collections::BTreeMap;
 use std::fmt::Write;
 
 use super::time::{date, duration, hms, local_hms, zone_label};
-use crate::report::{Chart, FindingJson, Report};
+use super::{chart_text, mermaid, svg};
+use crate::report::{FindingJson, Report};
 
 /// Findings below this confidence are listed as weaker signals.
 const SUPPORTED: f64 = 0.5;
@@ -49,15 +50,19 @@ fn pct(v: f64) -> String {
     }
 }
 
-fn num(v: f64) -> String {
-    if v.fract() == 0.0 && v.abs() < 1e15 {
-        format!("{v:.0}")
-    } else {
-        format!("{v}")
-    }
+/// How the draft is written beyond the report itself.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// Where the chart SVGs are, as the Markdown links them (`--assets`):
+    /// each chart is then an image instead of a Mermaid block.
+    pub assets: Option<String>,
 }
 
 pub fn render(r: &Report) -> String {
+    render_with(r, &Options::default())
+}
+
+pub fn render_with(r: &Report, opts: &Options) -> String {
     let mut out = String::new();
     header(&mut out, r);
     summary(&mut out, r);
@@ -66,7 +71,7 @@ pub fn render(r: &Report) -> String {
     root_cause(&mut out, r);
     detection(&mut out, r);
     actions(&mut out, r);
-    appendix(&mut out, r);
+    appendix(&mut out, r, opts);
     out
 }
 
@@ -472,7 +477,7 @@ fn actions(out: &mut String, r: &Report) {
     out.push('\n');
 }
 
-fn appendix(out: &mut String, r: &Report) {
+fn appendix(out: &mut String, r: &Report, opts: &Options) {
     let _ = writeln!(out, "## Appendix\n");
     let _ = writeln!(out, "### Load attribution\n");
     let a = &r.attribution;
@@ -534,45 +539,53 @@ fn appendix(out: &mut String, r: &Report) {
         }
         out.push('\n');
     }
-    let _ = writeln!(out, "### Charts\n");
-    if r.extra.charts.is_empty() {
-        let _ = writeln!(out, "No series to chart.\n");
-    }
-    for c in &r.extra.charts {
-        chart(out, c);
-    }
+    charts(out, r, opts);
     data(out, r);
 }
 
-fn chart(out: &mut String, c: &Chart) {
-    let mut legend = Vec::new();
-    if let Some((name, _)) = &c.bars {
-        legend.push(format!("bars: {name}"));
+fn charts(out: &mut String, r: &Report, opts: &Options) {
+    let _ = writeln!(out, "### Charts\n");
+    let charts = &r.extra.charts;
+    let Some(axis) = charts.axis.filter(|_| !charts.charts.is_empty()) else {
+        let _ = writeln!(out, "No series to chart.\n");
+        return;
+    };
+    for (i, c) in charts.charts.iter().enumerate() {
+        let _ = writeln!(out, "{}\n", chart_text::sentence(c, &axis));
+        let note = match &opts.assets {
+            Some(dir) => {
+                let _ = writeln!(
+                    out,
+                    "![{}]({})\n",
+                    chart_text::title(c, &axis).replace(['[', ']'], ""),
+                    link(dir, &svg::file_name(i, c))
+                );
+                svg::gap_note(c, &axis)
+            }
+            None => {
+                let _ = writeln!(out, "{}", mermaid::block(c, &axis));
+                mermaid::gap_note(c, &axis)
+            }
+        };
+        if let Some(n) = note {
+            let _ = writeln!(out, "{n}\n");
+        }
     }
-    for (name, _) in &c.lines {
-        legend.push(format!("line: {name}"));
+}
+
+/// A Markdown link target: `dir/file`, in angle brackets when it holds
+/// characters a bare target cannot.
+fn link(dir: &str, file: &str) -> String {
+    let path = if dir.is_empty() || dir == "." {
+        file.to_string()
+    } else {
+        format!("{}/{file}", dir.trim_end_matches('/'))
+    };
+    if path.contains([' ', '(', ')', '<', '>']) {
+        format!("<{}>", path.replace(['<', '>'], ""))
+    } else {
+        path
     }
-    let _ = writeln!(out, "{} ({}).\n", c.title, legend.join("; "));
-    let _ = writeln!(out, "```mermaid\nxychart-beta");
-    let _ = writeln!(out, "    title \"{}\"", c.title.replace('"', "'"));
-    let labels: Vec<String> = c.x_labels.iter().map(|l| format!("\"{l}\"")).collect();
-    let _ = writeln!(out, "    x-axis [{}]", labels.join(", "));
-    let _ = writeln!(out, "    y-axis \"{}\"", c.y_label);
-    if let Some((_, v)) = &c.bars {
-        let _ = writeln!(
-            out,
-            "    bar [{}]",
-            v.iter().map(|x| num(*x)).collect::<Vec<_>>().join(", ")
-        );
-    }
-    for (_, v) in &c.lines {
-        let _ = writeln!(
-            out,
-            "    line [{}]",
-            v.iter().map(|x| num(*x)).collect::<Vec<_>>().join(", ")
-        );
-    }
-    let _ = writeln!(out, "```\n");
 }
 
 fn data(out: &mut String, r: &Report) {

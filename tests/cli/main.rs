@@ -3,6 +3,7 @@
 
 mod bad_input;
 mod changes;
+mod charts;
 mod commands;
 mod corpus;
 mod envelopes;

@@ -9,14 +9,18 @@ use chrono::{DateTime, SecondsFormat};
 use serde::Serialize;
 use std::collections::BTreeSet;
 
-use crate::aggregate::{Aggregates, Dim, Span};
+use crate::aggregate::Aggregates;
 use crate::correlate::timeline::sort;
 use crate::correlate::{Analysis, TimelineEntry, TimelineKind};
-use crate::event::{MetricRole, Millis};
+use crate::event::Millis;
 use crate::parse::InputStats;
 use crate::patterns::Finding;
 use crate::redact::redact_text;
 use crate::zone::Zone;
+
+pub mod charts;
+
+pub use charts::Charts;
 
 pub const SCHEMA: &str = "postmortem.report/v1";
 
@@ -164,7 +168,7 @@ pub struct Report {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Extra {
     pub tz: Zone,
-    pub charts: Vec<Chart>,
+    pub charts: Charts,
     pub input_details: Vec<InputStats>,
     pub tenants_active: usize,
     pub tenants_total: usize,
@@ -175,16 +179,6 @@ pub struct Extra {
     pub has_logs: bool,
     pub has_metrics: bool,
     pub has_infra: bool,
-}
-
-/// A chart: one x axis, series drawn as bars or lines.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Chart {
-    pub title: String,
-    pub y_label: String,
-    pub x_labels: Vec<String>,
-    pub bars: Option<(String, Vec<f64>)>,
-    pub lines: Vec<(String, Vec<f64>)>,
 }
 
 /// Build the report.
@@ -368,7 +362,7 @@ pub fn build(
         warnings,
         extra: Extra {
             tz,
-            charts: charts(agg, a),
+            charts: charts::build(agg, a),
             input_details: inputs.to_vec(),
             tenants_active: attr.active,
             tenants_total: attr.distinct,
@@ -384,147 +378,4 @@ pub fn build(
             has_infra: !agg.infra_events().is_empty(),
         },
     }
-}
-
-/// Chart buckets: a readable width that keeps a chart under ~90 points.
-fn bucket_secs(span: Span) -> i64 {
-    const NICE: [i64; 9] = [30, 60, 120, 300, 600, 900, 1800, 3600, 7200];
-    NICE.into_iter()
-        .find(|w| span.len() as i64 / w <= 60)
-        .unwrap_or(14_400)
-}
-
-fn charts(agg: &Aggregates, a: &Analysis) -> Vec<Chart> {
-    let Some(span) = a.span else {
-        return Vec::new();
-    };
-    // Charts show the incident with some context, not a whole day.
-    let view = match a.incident {
-        Some(i) => {
-            let pad = ((i.recovered - i.onset) / 2).max(300);
-            Span::new(
-                (i.onset - pad).max(span.start),
-                (i.recovered + pad).min(span.end),
-            )
-        }
-        None => span,
-    };
-    let w = bucket_secs(view);
-    let start = view.start - view.start.rem_euclid(w);
-    let n = ((view.end - start + w - 1) / w) as usize;
-    let labels: Vec<String> = (0..n)
-        .map(|i| {
-            DateTime::from_timestamp(start + i as i64 * w, 0).map_or_else(String::new, |d| {
-                d.format(if w < 60 { "%H:%M:%S" } else { "%H:%M" })
-                    .to_string()
-            })
-        })
-        .collect();
-    let bucket = |s: i64| ((s - start) / w) as usize;
-    let per_min = 60.0 / w as f64;
-    let mut out = Vec::new();
-    if agg.has_requests() {
-        let mut all = vec![0.0; n];
-        let mut failed = vec![0.0; n];
-        for s in view.start..view.end {
-            let c = a.totals[(s - span.start) as usize];
-            all[bucket(s)] += f64::from(c.requests);
-            failed[bucket(s)] += f64::from(c.failed);
-        }
-        let mut lines = Vec::new();
-        for r in a
-            .attribution
-            .rows
-            .iter()
-            .take(if a.attribution.organic { 0 } else { 1 })
-        {
-            let dim = if a.attribution.dimension == "tenant" {
-                Dim::Tenant
-            } else {
-                Dim::Integration
-            };
-            let mut v = vec![0.0; n];
-            for (i, c) in agg.dim_series(dim, &r.value, view).iter().enumerate() {
-                v[bucket(view.start + i as i64)] += f64::from(c.requests);
-            }
-            lines.push((
-                r.value.clone(),
-                v.iter().map(|x| round(x * per_min, 1)).collect(),
-            ));
-        }
-        out.push(Chart {
-            title: "Requests per minute".to_string(),
-            y_label: "req/min".to_string(),
-            x_labels: labels.clone(),
-            bars: Some((
-                "all tenants".to_string(),
-                all.iter().map(|x| round(x * per_min, 1)).collect(),
-            )),
-            lines,
-        });
-        out.push(Chart {
-            title: "Failed requests per minute (5xx)".to_string(),
-            y_label: "failed/min".to_string(),
-            x_labels: labels.clone(),
-            bars: Some((
-                "failed".to_string(),
-                failed.iter().map(|x| round(x * per_min, 1)).collect(),
-            )),
-            lines: Vec::new(),
-        });
-    }
-    // Pool usage: the highest in-use and waiting across instances per bucket.
-    let mut in_use = vec![f64::NAN; n];
-    let mut waiting = vec![f64::NAN; n];
-    for s in agg.metric_series() {
-        let target = match s.role {
-            Some(MetricRole::DbConnectionsInUse) => &mut in_use,
-            Some(MetricRole::DbConnectionsWaiting) => &mut waiting,
-            _ => continue,
-        };
-        for &(t, v) in &s.points {
-            let sec = t.div_euclid(1000);
-            if view.contains(sec) {
-                let b = &mut target[bucket(sec)];
-                *b = if b.is_nan() { v } else { b.max(v) };
-            }
-        }
-    }
-    if in_use.iter().any(|v| !v.is_nan()) {
-        let fill = |v: Vec<f64>| {
-            v.into_iter()
-                .map(|x| if x.is_nan() { 0.0 } else { x })
-                .collect::<Vec<_>>()
-        };
-        let mut lines = vec![("in use (max over instances)".to_string(), fill(in_use))];
-        if waiting.iter().any(|v| !v.is_nan()) {
-            lines.push(("waiting (max over instances)".to_string(), fill(waiting)));
-        }
-        out.push(Chart {
-            title: "Database connection pool".to_string(),
-            y_label: "connections".to_string(),
-            x_labels: labels.clone(),
-            bars: None,
-            lines,
-        });
-    }
-    if !a.history.restarts.is_empty() {
-        let mut restarts = vec![0.0; n];
-        for r in &a.history.restarts {
-            let s = r.down.div_euclid(1000);
-            if view.contains(s) {
-                restarts[bucket(s)] += 1.0;
-            }
-        }
-        if restarts.iter().any(|v| *v > 0.0) {
-            out.push(Chart {
-                title: "Instance restarts".to_string(),
-                y_label: "restarts".to_string(),
-                x_labels: labels,
-                bars: Some(("restarts".to_string(), restarts)),
-                lines: Vec::new(),
-            });
-        }
-    }
-    out
 }
