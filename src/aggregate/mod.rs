@@ -527,6 +527,24 @@ impl Aggregates {
         out
     }
 
+    /// The first and last second each value of `dim` saw a request, by name
+    /// (unknown left out): when an instance joined and left the fleet.
+    pub fn seen(&self, dim: Dim) -> BTreeMap<String, (i64, i64)> {
+        let mut by_id: BTreeMap<u32, (i64, i64)> = BTreeMap::new();
+        for (id, s, c) in self.by_dim[dim as usize].iter() {
+            if id == 0 || c.requests == 0 {
+                continue;
+            }
+            let e = by_id.entry(id).or_insert((s, s));
+            e.0 = e.0.min(s);
+            e.1 = e.1.max(s);
+        }
+        by_id
+            .into_iter()
+            .map(|(id, v)| (self.names.name(id).to_string(), v))
+            .collect()
+    }
+
     /// The distinct values of one dimension, sorted, unknown left out.
     pub fn dim_values(&self, dim: Dim) -> Vec<String> {
         // Marks by id: every cell is looked at once, nothing is sorted but

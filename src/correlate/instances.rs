@@ -190,9 +190,21 @@ impl Restart {
     pub fn died(&self) -> bool {
         self.cause.as_deref().is_some_and(|c| {
             let c = c.to_ascii_lowercase();
-            ["liveness", "probe", "oom", "memory", "back-off", "backoff", "crash", "killed", "exited", "unhealthy", "error"]
-                .iter()
-                .any(|w| c.contains(w))
+            [
+                "liveness",
+                "probe",
+                "oom",
+                "memory",
+                "back-off",
+                "backoff",
+                "crash",
+                "killed",
+                "exited",
+                "unhealthy",
+                "error",
+            ]
+            .iter()
+            .any(|w| c.contains(w))
         })
     }
 

@@ -187,6 +187,7 @@ mod tests {
             requests,
             failed,
             ok: requests - failed,
+            done: requests,
             timed: requests,
             busy_us: (f64::from(requests) * mean_ms * 1000.0) as u64,
             max_us: (mean_ms * 1000.0) as u64,

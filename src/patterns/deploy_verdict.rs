@@ -1,143 +1,231 @@
-//! `deploy_regression` and `red_herring_deploy`: the same deploy event is
-//! evidence for one and against the other, so one file weighs it.
+//! `deploy_regression` and `red_herring_deploy`: the same change is evidence
+//! for one and against the other, so one file weighs it.
 //!
-//! - `red_herring_deploy`: a deploy or rollback lands near the onset but does
-//!   not explain it: the problem began before the deploy, or another cause
-//!   (one client's surge) explains the load (seed 003, where responders
-//!   rolled back a deploy and the problem came back).
-//! - `deploy_regression`: a change shortly before the onset, no other
-//!   explanation in the data, and recovery soon after a rollback.
+//! A change (a deploy, or a feature flag turned) caused the incident when
+//! the data ties the symptoms to it: they sit on the instances running the
+//! new version while the old ones stay healthy; they end when the change is
+//! reverted (a rollback, the flag turned back); or they begin shortly after
+//! it with nothing else to explain them. It is a red herring when the data
+//! rules it out: the incident began before it, a client's own behaviour
+//! explains the incident, the symptoms went on well after it was reverted,
+//! or the new version fared no worse than the old.
 //!
-//! A feature-flag change is weighed like a deploy; the same flag changed
-//! again later is its rollback.
-//!
-//! Example: deploy at 17:35, onset 17:38 with one integration at 40x its
-//! baseline; rollback at 17:50, errors again at 17:55: a red herring.
+//! Examples: 2 new pods of 6 fail 31% of their requests while the old fail
+//! 0.2%, and the rollback ends it: a regression. A deploy at 17:35, onset
+//! 17:38 with one integration's requests holding the pool, rollback at
+//! 17:50, symptoms until 18:20: a red herring (seed 003).
 
 use super::finding::{confidence, Evidence, Finding, Subject};
 use super::Context;
-use crate::event::InfraKind;
+use crate::aggregate::{Dim, Span};
+use crate::event::{InfraEvent, InfraKind, Millis};
 use crate::zone::clock;
 
 pub const REGRESSION: &str = "deploy_regression";
 pub const RED_HERRING: &str = "red_herring_deploy";
 
 const REGRESSION_ACTIONS: &[&str] = &[
-    "Canary or staged rollouts with automatic rollback on error-rate or latency regressions",
-    "Compare errors and latency by version (pod template hash, image tag) during every rollout",
+    "Roll back first, investigate second: revert the change, then fix it before it ships again",
+    "Canary or staged rollouts with automatic rollback on error-rate or latency regressions, compared by version",
 ];
 const RED_HERRING_ACTIONS: &[&str] = &[
     "During an incident, check per-tenant and per-integration load before rolling back",
     "Record deploys next to the leading indicators so responders can see whether a change lines up with the onset",
 ];
 
-/// How long before the onset a change can still be its cause.
-const LEAD_MS: i64 = 15 * 60 * 1000;
-/// How soon after a rollback recovery must come for the rollback to be the fix.
-const FIX_MS: i64 = 10 * 60 * 1000;
+/// Changes this long before the onset are weighed (a connection leak takes
+/// minutes to fill a pool); later ones up to recovery.
+const LOOKBACK_MS: Millis = 60 * 60 * 1000;
+/// An onset this soon after a change follows it.
+const FOLLOWS_MS: Millis = 15 * 60 * 1000;
+/// Recovery this soon after a revert is the revert's doing (it takes a
+/// rollout to replace the pods, and queues to drain).
+const FIX_MS: Millis = 5 * 60 * 1000;
+/// New instances joined within this long after the change.
+const ROLLOUT_MS: Millis = 15 * 60 * 1000;
+/// The new version fails or slows this many times more than the old.
+const VERSION_SPLIT: f64 = 3.0;
+
+/// How the instances on the new version fared against the old ones.
+struct Split {
+    new: Vec<String>,
+    new_failed: f64,
+    old_failed: f64,
+    new_ms: f64,
+    old_ms: f64,
+}
+
+impl Split {
+    fn worse(&self) -> bool {
+        (self.new_failed >= 0.02 && self.new_failed >= VERSION_SPLIT * self.old_failed.max(0.001))
+            || (self.new_ms >= 500.0 && self.new_ms >= VERSION_SPLIT * self.old_ms.max(1.0))
+    }
+
+    fn same(&self) -> bool {
+        self.new_failed <= 1.5 * self.old_failed + 0.01 && self.new_ms <= 1.5 * self.old_ms + 50.0
+    }
+}
 
 pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
     let a = cx.analysis;
-    let Some(inc) = a.incident else { return };
+    let (Some(inc), Some(window), Some(baseline)) = (a.incident, a.window(), a.baseline) else {
+        return;
+    };
     let (onset, recovered) = (inc.onset * 1000, inc.recovered * 1000);
-    let deploys: Vec<&crate::event::InfraEvent> = a
+    let candidates: Vec<&InfraEvent> = a
         .changes
         .iter()
         .filter(|c| {
             matches!(c.kind, InfraKind::Deploy | InfraKind::FlagChange)
-                && c.ts >= onset - LEAD_MS
+                && c.ts >= onset - LOOKBACK_MS
                 && c.ts < recovered
         })
         .collect();
-    let Some(deploy) = deploys.first() else {
+    // The change weighed is the one closest before the onset, else the first after it.
+    let Some(change) = candidates
+        .iter()
+        .filter(|c| c.ts <= onset)
+        .max_by_key(|c| c.ts)
+        .or_else(|| candidates.iter().min_by_key(|c| c.ts))
+        .copied()
+    else {
         return;
     };
-    let flag = deploy.kind == InfraKind::FlagChange;
+    let flag = change.kind == InfraKind::FlagChange;
     let what = if flag { "flag change" } else { "deploy" };
-    let rollback = a.changes.iter().find(|c| {
-        let reverts = c.kind == InfraKind::Rollback
-            || (flag && c.kind == InfraKind::FlagChange && c.object == deploy.object);
-        reverts && c.ts > deploy.ts && c.ts < recovered + FIX_MS
+    let revert = a.changes.iter().find(|r| {
+        let reverts = if flag {
+            r.kind == InfraKind::FlagChange && r.object == change.object
+        } else {
+            r.kind == InfraKind::Rollback
+        };
+        reverts && r.ts > change.ts && r.ts < recovered + FIX_MS
     });
-    // Another explanation: a client whose own behaviour changed.
-    let surge = a.attribution.rows.first().filter(|_| a.attribution.culprit);
+    let split = if flag {
+        None
+    } else {
+        split(cx, change.ts, window, baseline)
+    };
+
     let mut evidence = vec![Evidence::new(
         format!(
             "{} `{}` at {}: {}",
-            deploy.reason,
-            deploy.object,
-            clock(deploy.ts),
-            crate::redact::redact_text(&deploy.message)
+            change.reason,
+            change.object,
+            clock(change.ts),
+            crate::redact::redact_text(&change.message)
         ),
-        a.source(deploy.origin),
+        a.source(change.origin),
     )];
-    let after_onset = deploy.ts > onset;
-    let rollback_fixed = rollback.is_some_and(|r| recovered - r.ts <= FIX_MS && recovered >= r.ts);
-    let recurred = rollback.is_some_and(|r| recovered - r.ts > FIX_MS);
-    if let Some(r) = rollback {
+    let mut for_it: f64 = 0.0;
+    let mut against: f64 = 0.0;
+    // Against: the incident began before the change.
+    if change.ts > onset + 30_000 {
+        against += 0.35;
         evidence.push(Evidence::new(
-            format!(
-                "{} at {}; the service recovered at {}",
-                if r.kind == InfraKind::Rollback {
-                    "rollback"
-                } else {
-                    "flag changed back"
-                },
-                clock(r.ts),
-                clock(recovered)
-            ),
-            a.source(r.origin),
+            format!("the incident began at {}, before the {what}", clock(onset)),
+            "timeline",
+        ));
+    } else if onset - change.ts <= FOLLOWS_MS {
+        for_it += 0.15;
+        evidence.push(Evidence::new(
+            format!("the incident began {} after it", minutes(onset - change.ts)),
+            "timeline",
         ));
     }
-    let (pattern, c, title, actions) = if after_onset || surge.is_some() || recurred {
-        if after_onset {
-            evidence.push(Evidence::new(
-                format!("the incident began at {}, before the {what}", clock(onset)),
-                "timeline",
-            ));
-        }
-        if let Some(s) = surge {
+    // Against: a client's own behaviour explains the incident.
+    if let Some(r) = a.attribution.rows.first().filter(|_| a.attribution.culprit) {
+        against += 0.3;
+        evidence.push(Evidence::new(
+            format!(
+                "{} changed its own behaviour ({:.1}x its request rate, {:.1}x its cost per request) and holds {:.0}% of the busy time",
+                r.label(),
+                r.rate_ratio,
+                r.cost_ratio,
+                r.share_of_busy_time * 100.0
+            ),
+            a.inputs.first().cloned().unwrap_or_default(),
+        ));
+    } else {
+        for_it += 0.05;
+    }
+    // The revert: recovery right after it, or symptoms going on.
+    if let Some(r) = revert {
+        let verb = if flag {
+            "flag changed back"
+        } else {
+            "rollback"
+        };
+        if recovered >= r.ts - 60_000 && recovered - r.ts <= FIX_MS {
+            for_it += 0.3;
             evidence.push(Evidence::new(
                 format!(
-                    "`{}` explains {:.0}% of the extra load at {:.0}x its baseline",
-                    s.value,
-                    s.share_of_excess * 100.0,
-                    s.rate_ratio
+                    "{verb} at {}; the service recovered at {}",
+                    clock(r.ts),
+                    clock(recovered)
                 ),
-                a.inputs.first().cloned().unwrap_or_default(),
+                a.source(r.origin),
             ));
-        }
-        if recurred {
+        } else if recovered - r.ts > FIX_MS {
+            against += 0.3;
             evidence.push(Evidence::new(
-                "symptoms went on well after the rollback".to_string(),
-                "timeline",
+                format!(
+                    "{verb} at {}, yet the symptoms went on until {}",
+                    clock(r.ts),
+                    clock(recovered)
+                ),
+                a.source(r.origin),
             ));
         }
-        let c = 0.45
-            + if after_onset { 0.25 } else { 0.0 }
-            + if surge.is_some() { 0.2 } else { 0.0 }
-            + if recurred { 0.15 } else { 0.0 };
+    }
+    // The new version against the old.
+    if let Some(s) = &split {
+        let text = format!(
+            "instances on the new version ({}): {:.1}% failed, {:.0} ms per request; the others: {:.1}% failed, {:.0} ms",
+            s.new
+                .iter()
+                .map(|n| a.ids.display(n))
+                .collect::<Vec<_>>()
+                .join(", "),
+            s.new_failed * 100.0,
+            s.new_ms,
+            s.old_failed * 100.0,
+            s.old_ms
+        );
+        let input = a.inputs.first().cloned().unwrap_or_default();
+        if s.worse() {
+            for_it += 0.3;
+            evidence.push(Evidence::new(text, input));
+        } else if s.same() {
+            against += 0.15;
+            evidence.push(Evidence::new(text, input));
+        }
+    }
+    let (pattern, c, title, actions) = if for_it >= 0.3 && against < 0.3 {
+        (
+            REGRESSION,
+            0.35 + for_it - against,
+            format!("The {what} of `{}` caused the incident", change.object),
+            REGRESSION_ACTIONS,
+        )
+    } else if against >= 0.3 {
         (
             RED_HERRING,
-            c,
+            0.3 + against - for_it / 2.0,
             format!(
                 "The {what} of `{}` does not explain the incident",
-                deploy.object
+                change.object
             ),
             RED_HERRING_ACTIONS,
         )
     } else {
-        evidence.push(Evidence::new(
-            format!("it landed {} min before the onset, and nothing else in the data explains the onset", (onset - deploy.ts) / 60_000),
-            "timeline",
-        ));
-        let c = 0.5 + if rollback_fixed { 0.25 } else { 0.0 };
+        // Neither shown: weak either way, said as such.
         (
             REGRESSION,
-            c,
+            0.2 + for_it,
             format!(
-                "The {what} of `{}` likely caused the incident",
-                deploy.object
+                "The {what} of `{}` may have contributed; the data neither ties the symptoms to it nor rules it out",
+                change.object
             ),
             REGRESSION_ACTIONS,
         )
@@ -145,15 +233,67 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
     sink.push(Finding {
         pattern,
         title,
-        confidence: confidence(c),
-        start: deploy.ts,
+        confidence: confidence(f64::min(c, 0.95)),
+        start: change.ts,
         end: recovered,
         subject: Subject {
-            endpoint: Some(deploy.object.clone()),
+            endpoint: Some(change.object.clone()),
             ..Subject::default()
         },
         evidence,
         timeline: Vec::new(),
         actions,
     });
+}
+
+fn minutes(ms: Millis) -> String {
+    let s = ms / 1000;
+    if s < 120 {
+        format!("{s} s")
+    } else {
+        format!("{} min", s / 60)
+    }
+}
+
+/// Instances that joined within a rollout's time after a deploy (the new
+/// version) against those serving from before it, over the window.
+fn split(cx: &Context<'_>, at: Millis, window: Span, baseline: Span) -> Option<Split> {
+    let a = cx.analysis;
+    let seen = cx.agg.seen(Dim::Instance);
+    let at_s = at.div_euclid(1000);
+    let is_new = |name: &str| {
+        seen.get(name)
+            .is_some_and(|(first, _)| *first >= at_s - 60 && *first <= at_s + ROLLOUT_MS / 1000)
+    };
+    let stats = cx.agg.dim_stats(Dim::Instance, window, baseline).ok()?;
+    let (mut nr, mut nf, mut nb, mut or, mut of, mut ob) = (0u64, 0u64, 0.0, 0u64, 0u64, 0.0);
+    let mut new = Vec::new();
+    for s in stats.iter().filter(|s| s.window_requests > 0) {
+        if is_new(&s.value) {
+            nr += s.window_requests;
+            nf += s.window_failed;
+            nb += s.window_busy_ms;
+            new.push(a.ids.canonical(&s.value));
+        } else if seen
+            .get(&s.value)
+            .is_some_and(|(first, _)| *first < at_s - 60)
+        {
+            or += s.window_requests;
+            of += s.window_failed;
+            ob += s.window_busy_ms;
+        }
+    }
+    // Both sides need enough requests to compare.
+    if nr < 50 || or < 50 {
+        return None;
+    }
+    new.sort();
+    new.dedup();
+    Some(Split {
+        new,
+        new_failed: nf as f64 / nr as f64,
+        old_failed: of as f64 / or as f64,
+        new_ms: nb / nr as f64,
+        old_ms: ob / or as f64,
+    })
 }

@@ -1,15 +1,25 @@
 //! `slow_request_hogging`: long-running requests from one integration or
-//! tenant hold connections and starve everyone else, without needing a
+//! endpoint hold connections and starve everyone else, without needing a
 //! high request rate.
 //!
 //! Why it matters: rate limits do not catch it; the subject's share of busy
-//! time (the sum of request durations, i.e. connections held) does (seeds 003, 002).
+//! time (the sum of request durations: the connections and workers it held)
+//! does (seeds 003, 002).
+//!
+//! The subject is a tenant (with its integration), an integration, or an
+//! endpoint (route) whose share of the servers' busy time in the incident is
+//! at least a third and at least twice its share of the requests: its
+//! requests take twice as long as everyone else's on average, and it holds
+//! the servers more than anyone. Where it held them this way before the
+//! incident too, it is a standing cost rather than what changed, and the
+//! finding says so with less confidence.
 //!
 //! Example: an integration sends 4% of the requests but holds the servers
 //! for 55% of their busy time.
 
 use super::finding::{confidence, Evidence, Finding, Subject};
 use super::Context;
+use crate::aggregate::{Dim, DimStats};
 
 pub const ID: &str = "slow_request_hogging";
 
@@ -18,54 +28,151 @@ const ACTIONS: &[&str] = &[
     "Isolate the slow endpoint or integration (its own pool or workers) and add telemetry on its duration",
 ];
 
-/// Busy-time share over request share that counts as hogging.
-const HOG_FACTOR: f64 = 3.0;
+/// Busy-time share over request share that counts as hogging: its requests
+/// hold the servers at least twice as long as the average request.
+const HOG_FACTOR: f64 = 2.0;
+/// The share of the busy time it holds, at the least.
+const MIN_BUSY_SHARE: f64 = 1.0 / 3.0;
+
+/// One candidate subject with its shares.
+struct Hog {
+    subject: Subject,
+    label: String,
+    busy: f64,
+    requests: f64,
+    n: u64,
+    was: bool,
+}
+
+fn shares(stats: &[DimStats]) -> Vec<(&DimStats, f64, f64, bool)> {
+    let (busy_w, req_w): (f64, f64) = stats.iter().fold((0.0, 0.0), |(b, r), s| {
+        (b + s.window_busy_ms, r + s.window_requests as f64)
+    });
+    let (busy_b, req_b): (f64, f64) = stats.iter().fold((0.0, 0.0), |(b, r), s| {
+        (b + s.baseline_busy_ms, r + s.baseline_requests as f64)
+    });
+    if busy_w <= 0.0 || req_w <= 0.0 {
+        return Vec::new();
+    }
+    stats
+        .iter()
+        .map(|s| {
+            let busy = s.window_busy_ms / busy_w;
+            let req = s.window_requests as f64 / req_w;
+            let was = busy_b > 0.0
+                && req_b > 0.0
+                && s.baseline_busy_ms / busy_b >= HOG_FACTOR * (s.baseline_requests as f64 / req_b)
+                && s.baseline_busy_ms / busy_b >= MIN_BUSY_SHARE;
+            (s, busy, req, was)
+        })
+        .collect()
+}
 
 pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
     let a = cx.analysis;
-    let (Some(_), Some(window)) = (a.incident, a.window()) else {
+    let (Some(_), Some(window), Some(baseline)) = (a.incident, a.window(), a.baseline) else {
         return;
     };
-    let attr = &a.attribution;
-    let Some(row) = attr
-        .rows
+    let hogs = |s: &(&DimStats, f64, f64, bool)| {
+        s.1 >= MIN_BUSY_SHARE && s.1 >= HOG_FACTOR * s.2 && s.0.window_requests >= 10
+    };
+    let mut found: Vec<Hog> = Vec::new();
+    // Tenants, with the integration each mostly sent.
+    for dim in [Dim::Tenant, Dim::Integration, Dim::Route] {
+        let Ok(stats) = cx.agg.dim_stats(dim, window, baseline) else {
+            continue;
+        };
+        for (s, busy, req, was) in shares(&stats).into_iter().filter(hogs) {
+            let (subject, label) = match dim {
+                Dim::Tenant => {
+                    let integ = cx.agg.main_integration(&s.value);
+                    let label = match &integ {
+                        Some(i) => format!("`{}` (integration `{i}`)", s.value),
+                        None => format!("`{}`", s.value),
+                    };
+                    (
+                        Subject {
+                            tenant: Some(s.value.clone()),
+                            integration: integ,
+                            ..Subject::default()
+                        },
+                        label,
+                    )
+                }
+                Dim::Integration => (
+                    Subject {
+                        integration: Some(s.value.clone()),
+                        ..Subject::default()
+                    },
+                    format!("integration `{}`", s.value),
+                ),
+                _ => (
+                    Subject {
+                        endpoint: Some(s.value.clone()),
+                        ..Subject::default()
+                    },
+                    format!("`{}`", s.value),
+                ),
+            };
+            found.push(Hog {
+                subject,
+                label,
+                busy,
+                requests: req,
+                n: s.window_requests,
+                was,
+            });
+        }
+    }
+    // The most specific subject that holds the most: a tenant before its
+    // integration, an integration before an endpoint, when they hold about
+    // as much.
+    let Some(best) = found.iter().max_by(|x, y| x.busy.total_cmp(&y.busy)) else {
+        return;
+    };
+    let hog = found
         .iter()
-        .filter(|r| {
-            r.share_of_busy_time >= 0.3 && r.share_of_busy_time >= HOG_FACTOR * r.share_of_requests
-        })
-        .max_by(|x, y| x.share_of_busy_time.total_cmp(&y.share_of_busy_time))
-    else {
-        return;
-    };
-    let factor = row.share_of_busy_time / row.share_of_requests.max(1e-6);
-    let who = row.label();
+        .find(|h| h.busy >= 0.8 * best.busy)
+        .unwrap_or(best);
+    let factor = hog.busy / hog.requests.max(1e-6);
     let input = a.inputs.first().cloned().unwrap_or_default();
-    let c = 0.5 + 0.3 * (factor / 10.0).min(1.0) + 0.15 * row.share_of_busy_time;
+    let c = if hog.was {
+        0.45
+    } else {
+        0.55 + 0.25 * (factor / 10.0).min(1.0) + 0.15 * hog.busy
+    };
+    let mut evidence = vec![Evidence::new(
+        format!(
+            "{}: {:.0}% of the servers' busy time (sum of request durations) in the window, from {:.1}% of the requests ({factor:.1}x its share)",
+            hog.label,
+            hog.busy * 100.0,
+            hog.requests * 100.0
+        ),
+        input.clone(),
+    )];
+    evidence.push(Evidence::new(
+        format!("{} requests in the window", hog.n),
+        input.clone(),
+    ));
+    if hog.was {
+        evidence.push(Evidence::new(
+            "it held the servers this way before the incident too: a standing cost, not what changed".to_string(),
+            input,
+        ));
+    }
     sink.push(Finding {
         pattern: ID,
-        title: format!("{who} held the servers with slow requests: {:.0}% of busy time from {:.1}% of requests", row.share_of_busy_time * 100.0, row.share_of_requests * 100.0),
+        title: format!(
+            "{} held the servers with slow requests: {:.0}% of busy time from {:.1}% of requests",
+            hog.label,
+            hog.busy * 100.0,
+            hog.requests * 100.0
+        ),
         confidence: confidence(c),
         start: window.start * 1000,
         end: window.end * 1000,
-        subject: Subject {
-            tenant: (attr.dimension == "tenant").then(|| row.value.clone()),
-            integration: if attr.dimension == "tenant" { row.integration.clone() } else { Some(row.value.clone()) },
-            ..Subject::default()
-        },
-        evidence: vec![
-            Evidence::new(
-                format!(
-                    "{who}: {:.0}% of the servers' busy time (sum of request durations) in the window, from {:.1}% of the requests ({factor:.0}x its share)",
-                    row.share_of_busy_time * 100.0,
-                    row.share_of_requests * 100.0
-                ),
-                input.clone(),
-            ),
-            Evidence::new(
-                format!("{} requests at {:.1} req/s ({} req/s in the baseline)", row.requests, row.window_rate_per_s, crate::correlate::timeline::rate(row.baseline_rate_per_s)),
-                input,
-            ),
-        ],
+        subject: hog.subject.clone(),
+        evidence,
         timeline: Vec::new(),
         actions: ACTIONS,
     });

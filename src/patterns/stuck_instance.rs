@@ -86,10 +86,15 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
     }
     let mut stuck: Vec<(usize, usize, usize, f64)> = Vec::new(); // (instance, first, last, mean)
     for (i, flags) in slow.iter().enumerate() {
-        let (Some(first), Some(last)) = (flags.iter().position(|f| *f), flags.iter().rposition(|f| *f)) else {
+        let (Some(first), Some(last)) = (
+            flags.iter().position(|f| *f),
+            flags.iter().rposition(|f| *f),
+        ) else {
             continue;
         };
-        let served: Vec<usize> = (first..=last).filter(|m| minutes[i][*m].is_some()).collect();
+        let served: Vec<usize> = (first..=last)
+            .filter(|m| minutes[i][*m].is_some())
+            .collect();
         let slow_minutes = served.iter().filter(|m| flags[**m]).count();
         // A minority: in its slow minutes most peers answered normally.
         let minority = served
@@ -120,7 +125,10 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
             stuck.push((i, first, last, mean));
         }
     }
-    let active = minutes.iter().filter(|x| x.iter().any(Option::is_some)).count();
+    let active = minutes
+        .iter()
+        .filter(|x| x.iter().any(Option::is_some))
+        .count();
     if stuck.is_empty() || stuck.len() * 2 >= active {
         return;
     }
@@ -128,7 +136,10 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
     let mut evidence = Vec::new();
     let mut worst: f64 = 1.0;
     for &(i, first, last, mean) in &stuck {
-        let peers: Vec<f64> = (first..=last).filter(|m| slow[i][*m]).map(|m| peer_ms[m]).collect();
+        let peers: Vec<f64> = (first..=last)
+            .filter(|m| slow[i][*m])
+            .map(|m| peer_ms[m])
+            .collect();
         let peer = median(&peers);
         worst = worst.max(mean / peer.max(1.0));
         evidence.push(Evidence::new(
@@ -144,7 +155,9 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
         ));
     }
     let start = stuck.iter().map(|s| s.1).min().unwrap_or(0);
-    let c = 0.55 + 0.3 * (worst.log10() / 2.0).min(1.0) + 0.1 * (1.0 - stuck.len() as f64 / active as f64);
+    let c = 0.55
+        + 0.3 * (worst.log10() / 2.0).min(1.0)
+        + 0.1 * (1.0 - stuck.len() as f64 / active as f64);
     let shown: Vec<String> = stuck.iter().map(|s| a.ids.display(&names[s.0])).collect();
     sink.push(Finding {
         pattern: ID,
@@ -164,7 +177,10 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
         timeline: vec![TimelineEntry {
             ts: first_slow_second(&series, &stuck, window.start),
             kind: TimelineKind::InstanceStuck,
-            text: format!("{} slow or timing out while peers answer normally", shown.join(", ")),
+            text: format!(
+                "{} slow or timing out while peers answer normally",
+                shown.join(", ")
+            ),
             sources: vec![input],
         }],
         actions: ACTIONS,
