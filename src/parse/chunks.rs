@@ -12,6 +12,7 @@
 
 use super::error::ParseError;
 use super::lines::LineCx;
+use super::others::LinePlan;
 use super::record::Builder;
 use super::stats::InputStats;
 use super::timestamp::TimeParser;
@@ -33,6 +34,7 @@ const CHUNK_BYTES: usize = 4 << 20;
 pub(super) fn parse_chunks<S: EventSink>(
     lines: &mut crate::read::Lines,
     format: &Format,
+    plan: &LinePlan,
     cat: &Catalogue,
     opts: &ParseOptions,
     index: u32,
@@ -44,6 +46,8 @@ pub(super) fn parse_chunks<S: EventSink>(
     // One worker's state: its sink, statistics and timestamp cache.
     let worker =
         |part: &mut S, chunk: &crate::read::Chunk, cx: &mut LineCx<'_, '_>, st: &mut InputStats| {
+            // A chunk is read alone: no record above its first line.
+            cx.chunk_start();
             for (n, line, bad) in chunk.lines() {
                 st.invalid_utf8 += u64::from(bad);
                 cx.line(n, &line, st, part);
@@ -53,7 +57,7 @@ pub(super) fn parse_chunks<S: EventSink>(
     if opts.threads <= 1 {
         let mut reader = None;
         let mut times = Builder::new(year_seed.for_chunk(), None);
-        let mut cx = LineCx::new(format, cat, index, &mut reader, &mut times);
+        let mut cx = LineCx::new(format, cat, index, &mut reader, &mut times, plan);
         let mut st = InputStats::default();
         let mut buf = Vec::new();
         while let Some(chunk) = lines.next_chunk_into(CHUNK_BYTES, continuations, buf)? {
@@ -83,7 +87,7 @@ pub(super) fn parse_chunks<S: EventSink>(
                     let mut reader = None;
                     // Year-less times in a chunk start from the year the head was in.
                     let mut times = Builder::new(year_seed.for_chunk(), None);
-                    let mut cx = LineCx::new(format, cat, index, &mut reader, &mut times);
+                    let mut cx = LineCx::new(format, cat, index, &mut reader, &mut times, plan);
                     loop {
                         // The lock is held only to take the next chunk.
                         let next = rx.lock().map(|r| r.recv());

@@ -151,6 +151,7 @@ fn records_of_document(
     match format.def.kind {
         DefinitionKind::Json => json_records(format, cat, times, doc, origin),
         DefinitionKind::Regex => Err("a regex format cannot read JSON documents"),
+        DefinitionKind::Generic => Err("the generic reader cannot read JSON documents"),
         _ => {
             let reader = reader.as_mut().ok_or("this format has no reader")?;
             collect_events(

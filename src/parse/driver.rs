@@ -12,17 +12,21 @@
 //! ```
 
 use miette::NamedSource;
+use std::borrow::Cow;
 
 use super::chunks::parse_chunks;
 use super::documents::parse_documents;
 use super::error::ParseError;
 use super::lines::LineCx;
+use super::others::LinePlan;
 use super::record::{Builder, Inspect};
 use super::stats::InputStats;
 use super::timestamp::TimeParser;
 use super::{console, envelope, ParseOptions};
 use crate::event::{Event, EventSink};
-use crate::formats::{detect, record_mode, Catalogue, DefinitionKind, Detection, RecordMode};
+use crate::formats::{
+    detect, record_mode, Catalogue, DefinitionKind, Detection, Format, RecordMode, Role,
+};
 use crate::read::Input;
 
 /// Lines read for detection.
@@ -77,11 +81,24 @@ pub fn parse_input_inspect<S: EventSink>(
     if head_text.iter().all(|l| l.trim().is_empty()) {
         return Err(ParseError::Empty { path: stats.path });
     }
+    // Decorations (ANSI colour codes) go before anything reads the lines.
+    let stripper = cat
+        .generic()
+        .filter(|g| head_text.iter().any(|l| g.decorated(l)));
+    if let Some(g) = stripper {
+        for (h, t) in head.iter_mut().zip(head_text.iter_mut()) {
+            if let Cow::Owned(clean) = g.strip(t) {
+                h.1.clone_from(&clean);
+                *t = clean;
+            }
+        }
+    }
     let detection = match opts.forced {
         Some(format) => Detection {
             format,
             score: 1.0,
             mode: record_mode(&head_text),
+            fallbacks: Vec::new(),
         },
         None => match detect(cat, &head_text) {
             (Some(d), _) => d,
@@ -109,6 +126,7 @@ pub fn parse_input_inspect<S: EventSink>(
             &mut stats,
             sink,
             times.inspect.take(),
+            stripper,
             // A decoded payload is an input of its own, read from the top.
             parse_input_inspect::<Vec<Event<'static>>>,
         )?;
@@ -119,7 +137,13 @@ pub fn parse_input_inspect<S: EventSink>(
     let mut reader = format.extractor();
     match detection.mode {
         RecordMode::Lines => {
-            let mut cx = LineCx::new(format, cat, index, &mut reader, &mut times);
+            let plan = LinePlan {
+                fallbacks: detection.fallbacks.clone(),
+                wrapped: wrapped(cat, format, &head_text),
+                strip: stripper.is_some(),
+                zone: opts.input_tz,
+            };
+            let mut cx = LineCx::new(format, cat, index, &mut reader, &mut times, &plan);
             let mut last = 0;
             for (n, line) in &head {
                 cx.line(*n, line, &mut stats, sink);
@@ -137,7 +161,7 @@ pub fn parse_input_inspect<S: EventSink>(
                 // lines that worker threads parse into sinks of their own.
                 let seed = cx.times.times.for_chunk();
                 parse_chunks(
-                    &mut lines, format, cat, opts, index, &seed, &mut stats, sink,
+                    &mut lines, format, &plan, cat, opts, index, &seed, &mut stats, sink,
                 )?;
             } else {
                 for item in lines.by_ref() {
@@ -170,6 +194,26 @@ pub fn parse_input_inspect<S: EventSink>(
     stats.zoneless |= times.times.saw_zoneless;
     stats.explain_bad_lines(format);
     Ok(stats)
+}
+
+/// The formats whose lines a wrapping format's records carry: those of the
+/// kinds it wraps (`wraps`) that read the message of a head record.
+fn wrapped(cat: &Catalogue, format: &Format, head: &[String]) -> Vec<usize> {
+    if format.def.wraps.is_empty() {
+        return Vec::new();
+    }
+    let messages: Vec<String> = head
+        .iter()
+        .filter_map(|l| Some(format.match_line(l)?.get(Role::Message)?.to_string()))
+        .collect();
+    (0..cat.formats.len())
+        .filter(|&j| {
+            let inner = &cat.formats[j];
+            inner.def.kind == DefinitionKind::Regex
+                && format.def.wraps.contains(&inner.def.produces)
+                && messages.iter().any(|m| inner.match_line(m).is_some())
+        })
+        .collect()
 }
 
 fn unknown_format(

@@ -27,7 +27,7 @@ pub(super) fn parse_line(
     origin: Origin,
 ) -> Result<Vec<Event<'static>>, &'static str> {
     match format.def.kind {
-        DefinitionKind::Regex => {
+        DefinitionKind::Regex | DefinitionKind::Generic => {
             let fields = format.match_line(line).ok_or("does not match the format")?;
             Ok(times
                 .build(format, &cat.rules, &fields, None, origin)?

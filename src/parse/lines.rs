@@ -13,7 +13,10 @@
 
 use serde_json::Value;
 
+use std::borrow::Cow;
+
 use super::kind::parse_line;
+use super::others::{Fallback, LinePlan, Others};
 use super::record::Builder;
 use super::stats::InputStats;
 use crate::event::{Event, EventSink, Millis, Origin};
@@ -26,8 +29,12 @@ pub(super) struct LineCx<'c, 'i> {
     index: u32,
     pub(super) reader: &'c mut Option<Box<dyn Extractor>>,
     pub(super) times: &'c mut Builder<'i>,
-    /// Time and instance of the last log record, for its continuation lines.
-    last: Option<(Millis, Option<String>, Origin)>,
+    /// The formats for what `format` leaves, and the decorations to strip.
+    others: Others<'c, 'i>,
+    /// Time and instance of the last log record, for its continuation lines
+    /// (the instance's buffer is reused from record to record).
+    last: Option<(Millis, bool)>,
+    last_instance: String,
     /// Where routes are folded, line after line, without a new string each.
     route_buf: String,
 }
@@ -39,6 +46,7 @@ impl<'c, 'i> LineCx<'c, 'i> {
         index: u32,
         reader: &'c mut Option<Box<dyn Extractor>>,
         times: &'c mut Builder<'i>,
+        plan: &LinePlan,
     ) -> LineCx<'c, 'i> {
         LineCx {
             format,
@@ -46,7 +54,9 @@ impl<'c, 'i> LineCx<'c, 'i> {
             index,
             reader,
             times,
+            others: Others::new(cat, plan),
             last: None,
+            last_instance: String::new(),
             route_buf: String::new(),
         }
     }
@@ -58,6 +68,17 @@ impl<'c, 'i> LineCx<'c, 'i> {
         stats: &mut InputStats,
         sink: &mut S,
     ) {
+        if self.others.strip {
+            let clean = self.others.clean(line);
+            if let Cow::Owned(clean) = clean {
+                return self.read(n, &clean, stats, sink);
+            }
+        }
+        self.read(n, line, stats, sink)
+    }
+
+    /// [`LineCx::line`] once decorations are stripped.
+    fn read<S: EventSink>(&mut self, n: u64, line: &str, stats: &mut InputStats, sink: &mut S) {
         let origin = Origin {
             input: self.index,
             line: n,
@@ -72,11 +93,26 @@ impl<'c, 'i> LineCx<'c, 'i> {
             return;
         }
         // The hot path: one record per line, no list to allocate.
-        if self.format.def.kind == DefinitionKind::Regex {
+        if matches!(
+            self.format.def.kind,
+            DefinitionKind::Regex | DefinitionKind::Generic
+        ) {
             let mut fields = crate::formats::Fields::default();
             if !self.format.match_line_into(line, &mut fields) {
-                stats.skip(n, "does not match the format", line);
+                self.fail(n, line, "does not match the format", stats, sink);
                 return;
+            }
+            // A wrapping record whose message is a line of its own (syslog
+            // carrying an access log): that line's record.
+            if self.others.wraps() {
+                if let Some((i, inner)) = self.others.unwrap(&mut fields) {
+                    stats.read_by(self.others.wrapped_name(i), 1);
+                    let (built, unplaced) =
+                        self.others
+                            .build_wrapped(i, &inner, origin, &mut self.times.inspect);
+                    self.settle_with(built, unplaced, n, line, stats, sink);
+                    return;
+                }
             }
             // Out of `self` while the event borrows it; back after the sink took it.
             let mut route_buf = std::mem::take(&mut self.route_buf);
@@ -112,7 +148,7 @@ impl<'c, 'i> LineCx<'c, 'i> {
                         return;
                     }
                     Some(None) => {
-                        stats.skip(n, "a required field is missing", line);
+                        self.fail(n, line, "a required field is missing", stats, sink);
                         return;
                     }
                     // Only the parsed record can say.
@@ -120,11 +156,11 @@ impl<'c, 'i> LineCx<'c, 'i> {
                 }
             }
             let Ok(value) = serde_json::from_str::<Value>(line) else {
-                stats.skip(n, "not valid JSON", line);
+                self.fail(n, line, "not valid JSON", stats, sink);
                 return;
             };
             let Some(fields) = self.format.match_json(&value) else {
-                stats.skip(n, "a required field is missing", line);
+                self.fail(n, line, "a required field is missing", stats, sink);
                 return;
             };
             let built = self.times.build(
@@ -158,7 +194,7 @@ impl<'c, 'i> LineCx<'c, 'i> {
                     sink.push(ev);
                 }
             }
-            (Err(reason), _) => stats.skip(n, reason, line),
+            (Err(reason), _) => self.fail(n, line, reason, stats, sink),
         }
     }
 
@@ -171,7 +207,21 @@ impl<'c, 'i> LineCx<'c, 'i> {
         stats: &mut InputStats,
         sink: &mut S,
     ) {
-        match (built, self.times.take_unplaced()) {
+        let unplaced = self.times.take_unplaced();
+        self.settle_with(built, unplaced, n, line, stats, sink);
+    }
+
+    /// [`LineCx::settle`] with the builder's word on a record without a time.
+    fn settle_with<S: EventSink>(
+        &mut self,
+        built: Result<Option<Event<'_>>, &'static str>,
+        unplaced: Option<String>,
+        n: u64,
+        line: &str,
+        stats: &mut InputStats,
+        sink: &mut S,
+    ) {
+        match (built, unplaced) {
             (Ok(Some(ev)), _) => {
                 self.remember(&ev);
                 stats.parsed_at(ev.ts());
@@ -180,7 +230,49 @@ impl<'c, 'i> LineCx<'c, 'i> {
             // Read, but no time to place it on the timeline.
             (Ok(None), Some(reason)) => stats.parsed_unplaced(&reason),
             (Ok(None), None) => stats.parsed_without_event(),
-            (Err(reason), _) => stats.skip(n, reason, line),
+            (Err(reason), _) => self.fail(n, line, reason, stats, sink),
+        }
+    }
+
+    /// A line the input's format does not read: the fallbacks the head
+    /// showed, then the record above it if it continues one (a stack
+    /// frame), else a skip with the format's reason.
+    fn fail<S: EventSink>(
+        &mut self,
+        n: u64,
+        line: &str,
+        reason: &'static str,
+        stats: &mut InputStats,
+        sink: &mut S,
+    ) {
+        if line.trim().is_empty() {
+            stats.skip(n, "blank line", line);
+            return;
+        }
+        let origin = Origin {
+            input: self.index,
+            line: n,
+        };
+        match self.others.fallback(line, origin, &mut self.times.inspect) {
+            Some(Fallback::Read(events, by)) => {
+                stats.read_by(by, events.len().max(1) as u64);
+                if events.is_empty() {
+                    stats.parsed_without_event();
+                }
+                for ev in events {
+                    self.remember(&ev);
+                    stats.parsed_at(ev.ts());
+                    sink.push(ev);
+                }
+            }
+            Some(Fallback::Unplaced(why, by)) => {
+                stats.read_by(by, 1);
+                stats.parsed_unplaced(&why);
+            }
+            None if self.last.is_some() && self.others.continues(line) => {
+                self.continuation(line, n, stats, sink);
+            }
+            None => stats.skip(n, reason, line),
         }
     }
 
@@ -208,13 +300,19 @@ impl<'c, 'i> LineCx<'c, 'i> {
         }
     }
 
+    /// A chunk starts: its lines continue no record of another chunk, so
+    /// the output is the same whichever thread read the chunk before.
+    pub(super) fn chunk_start(&mut self) {
+        self.last = None;
+    }
+
     fn remember(&mut self, ev: &Event<'_>) {
-        // Only formats with continuation lines need the record above.
-        if self.format.def.continuation_prefixes.is_empty() {
-            return;
-        }
         if let Event::Log(l) = ev {
-            self.last = Some((l.ts, l.instance.as_deref().map(str::to_string), l.origin));
+            self.last_instance.clear();
+            if let Some(i) = &l.instance {
+                self.last_instance.push_str(i);
+            }
+            self.last = Some((l.ts, l.instance.is_some()));
         }
     }
 
@@ -240,9 +338,10 @@ impl<'c, 'i> LineCx<'c, 'i> {
         stats: &mut InputStats,
         sink: &mut S,
     ) {
-        let Some((ts, instance, _)) = self.last.clone() else {
+        let Some((ts, has_instance)) = self.last else {
             return;
         };
+        let instance = has_instance.then(|| self.last_instance.clone());
         match self.cat.rules.signal_of(line) {
             Some(signal) => {
                 stats.parsed_at(ts);

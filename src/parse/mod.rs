@@ -33,6 +33,7 @@ mod envelope;
 mod error;
 mod kind;
 mod lines;
+mod others;
 mod record;
 mod request;
 mod route;

@@ -68,6 +68,9 @@ pub struct InputStats {
     /// For envelopes: the format of the lines inside.
     pub inner_format: Option<String>,
     pub bad_lines: Vec<BadLine>,
+    /// Records read by other formats than `format` (the fallbacks of a
+    /// mixed file, the generic reader), by format.
+    pub read_by: BTreeMap<String, u64>,
 }
 
 impl InputStats {
@@ -113,9 +116,22 @@ impl InputStats {
         self.last_ts = [self.last_ts, o.last_ts].into_iter().flatten().max();
         self.invalid_utf8 += o.invalid_utf8;
         self.zoneless |= o.zoneless;
+        for (k, v) in o.read_by {
+            *self.read_by.entry(k).or_insert(0) += v;
+        }
         self.bad_lines.extend(o.bad_lines);
         self.bad_lines.sort_by_key(|b| b.line);
         self.bad_lines.truncate(KEEP_BAD);
+    }
+
+    /// `n` records of this input were read by the other format `by`.
+    pub(crate) fn read_by(&mut self, by: &str, n: u64) {
+        match self.read_by.get_mut(by) {
+            Some(count) => *count += n,
+            None => {
+                self.read_by.insert(by.to_string(), n);
+            }
+        }
     }
 
     pub(crate) fn parsed_without_event(&mut self) {

@@ -95,6 +95,9 @@ pub struct TimeParser {
     context: Option<(i32, u32)>,
     /// Whether any timestamp had no zone and was read in `zone`.
     pub saw_zoneless: bool,
+    /// The definition format that read the last new text: tried first, as
+    /// the lines of one input share their layout.
+    hit: usize,
 }
 
 impl TimeParser {
@@ -105,6 +108,7 @@ impl TimeParser {
             last: None,
             context: None,
             saw_zoneless: false,
+            hit: 0,
         }
     }
 
@@ -117,6 +121,7 @@ impl TimeParser {
             last: None,
             context: self.context,
             saw_zoneless: false,
+            hit: self.hit,
         }
     }
 
@@ -144,12 +149,23 @@ impl TimeParser {
         Some((ms, fraction))
     }
 
-    fn parse_uncached(&self, t: &str) -> Option<(Millis, bool)> {
-        for f in &self.formats {
-            if let Some(r) = self.parse_format(t, f) {
-                return Some(r);
+    fn parse_uncached(&mut self, t: &str) -> Option<(Millis, bool)> {
+        // Java's and Python's default layouts write the fraction after a comma.
+        let dotted = comma_fraction(t);
+        for text in std::iter::once(t).chain(dotted.as_deref()) {
+            let order =
+                std::iter::once(self.hit).chain((0..self.formats.len()).filter(|&i| i != self.hit));
+            for i in order {
+                let Some(f) = self.formats.get(i) else {
+                    continue;
+                };
+                if let Some(r) = self.parse_format(text, f) {
+                    self.hit = i;
+                    return Some(r);
+                }
             }
         }
+        let t = dotted.as_deref().unwrap_or(t);
         if let Some(ms) = epoch(t) {
             return Some((ms, false));
         }
@@ -233,6 +249,22 @@ fn year_near(year: i32, last: u32, month: u32) -> i32 {
     } else {
         year
     }
+}
+
+/// `07:58:06,113` -> `07:58:06.113`: the comma that follows the seconds
+/// (two digits after a colon) and comes before a digit; `None` when there is none.
+fn comma_fraction(t: &str) -> Option<String> {
+    let b = t.as_bytes();
+    let at = (3..b.len().saturating_sub(1)).find(|&i| {
+        b[i] == b','
+            && b[i + 1].is_ascii_digit()
+            && b[i - 3] == b':'
+            && b[i - 2].is_ascii_digit()
+            && b[i - 1].is_ascii_digit()
+    })?;
+    let mut out = t.to_string();
+    out.replace_range(at..=at, ".");
+    Some(out)
 }
 
 /// Epoch seconds, millis, micros or nanos, told apart by magnitude.
@@ -359,6 +391,18 @@ mod tests {
                 "2026-10-01 07:57:00 XYZT",
                 "2026-10-01T07:57:00Z",
                 true,
+            ),
+            (
+                "comma fraction",
+                "2015-07-29 17:41:44,747",
+                "2015-07-29T17:41:44.747Z",
+                true,
+            ),
+            (
+                "comma fraction with offset",
+                "2026-10-01T07:58:06,113+02:00",
+                "2026-10-01T05:58:06.113Z",
+                false,
             ),
             (
                 "iso basic offset",

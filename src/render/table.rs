@@ -221,6 +221,11 @@ pub fn check_json(stats: &[crate::parse::InputStats]) -> String {
         if !failures.is_empty() {
             v["first_failures"] = serde_json::Value::Array(failures);
         }
+        // Added: records read by other formats than `format` (a mixed file's
+        // fallbacks, the generic reader, the lines a wrapping format carries).
+        if !s.read_by.is_empty() {
+            v["read_by"] = serde_json::json!(s.read_by);
+        }
         if let Some(inner) = &s.inner_format {
             v["inner_format"] = serde_json::Value::String(inner.clone());
         }

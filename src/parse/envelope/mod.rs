@@ -25,6 +25,7 @@ mod unwrap;
 
 use serde_json::value::RawValue;
 use serde_json::Value;
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use super::documents::LineIndex;
@@ -33,6 +34,7 @@ use super::record::Inspect;
 use super::stats::InputStats;
 use super::ParseOptions;
 use crate::event::{EventSink, Origin};
+use crate::formats::generic::Generic;
 use crate::formats::tabular;
 use crate::formats::{envelope_records, Catalogue, Format, RecordMode, Role};
 use crate::read::Lines;
@@ -55,6 +57,7 @@ pub(super) fn parse<S: EventSink>(
     stats: &mut InputStats,
     sink: &mut S,
     inspect: Option<Inspect<'_>>,
+    stripper: Option<&Generic>,
     read_payload: ReadPayload,
 ) -> Result<(), ParseError> {
     let mut un = Unwrapper {
@@ -66,6 +69,9 @@ pub(super) fn parse<S: EventSink>(
     };
     let mut parser = InnerParser::new(cat, format, opts);
     let mut feed = |n: u64, line: &str, stats: &mut InputStats, sink: &mut S| {
+        // Decorations (ANSI colour codes) go first.
+        let clean = stripper.map_or(Cow::Borrowed(line), |g| g.strip(line));
+        let line = clean.as_ref();
         let origin = Origin {
             input: index,
             line: n,
