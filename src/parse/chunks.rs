@@ -47,7 +47,7 @@ pub(super) fn parse_chunks<S: EventSink>(
     let worker =
         |part: &mut S, chunk: &crate::read::Chunk, cx: &mut LineCx<'_, '_>, st: &mut InputStats| {
             // A chunk is read alone: no record above its first line.
-            cx.chunk_start();
+            cx.above.clear();
             for (n, line, bad) in chunk.lines() {
                 st.invalid_utf8 += u64::from(bad);
                 cx.line(n, &line, st, part);

@@ -15,11 +15,12 @@ use serde_json::Value;
 
 use std::borrow::Cow;
 
+use super::above::Above;
 use super::kind::parse_line;
 use super::others::{Fallback, LinePlan, Others};
 use super::record::Builder;
 use super::stats::InputStats;
-use crate::event::{Event, EventSink, Millis, Origin};
+use crate::event::{Event, EventSink, Origin};
 use crate::formats::{Catalogue, DefinitionKind, Extractor, Format, LazyRecord, Record};
 
 /// What parsing one line needs.
@@ -31,10 +32,8 @@ pub(super) struct LineCx<'c, 'i> {
     pub(super) times: &'c mut Builder<'i>,
     /// The formats for what `format` leaves, and the decorations to strip.
     others: Others<'c, 'i>,
-    /// Time and instance of the last log record, for its continuation lines
-    /// (the instance's buffer is reused from record to record).
-    last: Option<(Millis, bool)>,
-    last_instance: String,
+    /// The last log record, for its continuation lines.
+    pub(super) above: Above,
     /// Where routes are folded, line after line, without a new string each.
     route_buf: String,
 }
@@ -55,8 +54,7 @@ impl<'c, 'i> LineCx<'c, 'i> {
             reader,
             times,
             others: Others::new(cat, plan),
-            last: None,
-            last_instance: String::new(),
+            above: Above::default(),
             route_buf: String::new(),
         }
     }
@@ -88,8 +86,16 @@ impl<'c, 'i> LineCx<'c, 'i> {
             stats.skip(n, "blank line", line);
             return;
         }
-        if self.continues(line) {
-            self.continuation(line, n, stats, sink);
+        if self.above.is_some()
+            && self
+                .format
+                .def
+                .continuation_prefixes
+                .iter()
+                .any(|p| line.starts_with(p.as_str()))
+            && self.format.match_line(line).is_none()
+        {
+            self.above.continuation(self.cat, origin, line, stats, sink);
             return;
         }
         // The hot path: one record per line, no list to allocate.
@@ -189,7 +195,7 @@ impl<'c, 'i> LineCx<'c, 'i> {
             // A line with several records (a JSON document) counts each one.
             (Ok(events), _) => {
                 for ev in events {
-                    self.remember(&ev);
+                    self.above.remember(&ev);
                     stats.parsed_at(ev.ts());
                     sink.push(ev);
                 }
@@ -223,7 +229,7 @@ impl<'c, 'i> LineCx<'c, 'i> {
     ) {
         match (built, unplaced) {
             (Ok(Some(ev)), _) => {
-                self.remember(&ev);
+                self.above.remember(&ev);
                 stats.parsed_at(ev.ts());
                 sink.push(ev);
             }
@@ -260,7 +266,7 @@ impl<'c, 'i> LineCx<'c, 'i> {
                     stats.parsed_without_event();
                 }
                 for ev in events {
-                    self.remember(&ev);
+                    self.above.remember(&ev);
                     stats.parsed_at(ev.ts());
                     sink.push(ev);
                 }
@@ -269,8 +275,8 @@ impl<'c, 'i> LineCx<'c, 'i> {
                 stats.read_by(by, 1);
                 stats.parsed_unplaced(&why);
             }
-            None if self.last.is_some() && self.others.continues(line) => {
-                self.continuation(line, n, stats, sink);
+            None if self.above.is_some() && self.others.continues(line) => {
+                self.above.continuation(self.cat, origin, line, stats, sink);
             }
             None => stats.skip(n, reason, line),
         }
@@ -298,118 +304,5 @@ impl<'c, 'i> LineCx<'c, 'i> {
                 (Err(reason), _) => stats.skip(last, reason, ""),
             }
         }
-    }
-
-    /// A chunk starts: its lines continue no record of another chunk, so
-    /// the output is the same whichever thread read the chunk before.
-    pub(super) fn chunk_start(&mut self) {
-        self.last = None;
-    }
-
-    fn remember(&mut self, ev: &Event<'_>) {
-        if let Event::Log(l) = ev {
-            self.last_instance.clear();
-            if let Some(i) = &l.instance {
-                self.last_instance.push_str(i);
-            }
-            self.last = Some((l.ts, l.instance.is_some()));
-        }
-    }
-
-    /// A line that continues the last log record (and does not parse on its own).
-    fn continues(&self, line: &str) -> bool {
-        self.last.is_some()
-            && self
-                .format
-                .def
-                .continuation_prefixes
-                .iter()
-                .any(|p| line.starts_with(p.as_str()))
-            && self.format.match_line(line).is_none()
-    }
-
-    /// A continuation line belongs to the record above it. It is read, and if
-    /// it says something (a `Caused by: ... pool ...` deep in a trace) it
-    /// becomes a log record at that record's time.
-    fn continuation<S: EventSink>(
-        &mut self,
-        line: &str,
-        n: u64,
-        stats: &mut InputStats,
-        sink: &mut S,
-    ) {
-        let Some((ts, has_instance)) = self.last else {
-            return;
-        };
-        let instance = has_instance.then(|| self.last_instance.clone());
-        match self.cat.rules.signal_of(line) {
-            Some(signal) => {
-                stats.parsed_at(ts);
-                sink.push(Event::Log(crate::event::LogRecord {
-                    ts,
-                    origin: Origin {
-                        input: self.index,
-                        line: n,
-                    },
-                    level: crate::event::Level::Error,
-                    message: std::borrow::Cow::Borrowed(line.trim()),
-                    instance: instance.map(std::borrow::Cow::Owned),
-                    tenant: None,
-                    signal: Some(signal),
-                    version: None,
-                }));
-            }
-            None => stats.parsed_without_event(),
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use crate::event::Event;
-    use crate::formats::Catalogue;
-    use crate::parse::{parse_input, ParseOptions};
-    use crate::read::Input;
-    use std::io::Cursor;
-
-    /// A Java stack trace under its log line is one record; a `Caused by`
-    /// that names pool exhaustion deep in it is still seen.
-    #[test]
-    fn continuation_lines_belong_to_the_record_above() {
-        let def = r#"{"name": "plain_test", "description": "t", "kind": "regex", "produces": "log",
-            "patterns": ["^(?P<ts>\\S+ \\S+) (?P<level>[A-Z]+) (?P<message>.*)$"],
-            "continuation_prefixes": ["\t", " ", "Caused by:"], "samples": []}"#;
-        let mut cat = Catalogue::builtin().expect("catalogue");
-        cat.formats
-            .push(crate::formats::load_definition("t.json", def).expect("definition"));
-        let forced = Some(cat.formats.len() - 1);
-        let text = "2026-10-01 07:58:06.113 ERROR request failed\n\
-                    \tat com.example.Api.handle(Api.java:42)\n\
-                    Caused by: java.sql.SQLTransientConnectionException: HikariPool-1 - Connection is not available, request timed out after 30000ms.\n\
-                    \t... 12 more\n\
-                    2026-10-01 07:58:07.000 INFO next\n";
-        let input = Input::from_reader("t".into(), Box::new(Cursor::new(text.as_bytes().to_vec())))
-            .expect("input");
-        let mut events: Vec<Event<'static>> = Vec::new();
-        let opts = ParseOptions {
-            forced,
-            ..ParseOptions::default()
-        };
-        let stats = parse_input(input, 0, &cat, &opts, &mut events).expect("parse");
-        assert_eq!((stats.lines, stats.parsed, stats.skipped), (5, 5, 0));
-        let signals: Vec<_> = events
-            .iter()
-            .filter_map(|e| match e {
-                Event::Log(l) => l.signal.map(|s| (s, l.origin.line, l.ts)),
-                _ => None,
-            })
-            .collect();
-        assert_eq!(signals.len(), 1);
-        assert_eq!(signals[0].1, 3, "the Caused by line");
-        assert_eq!(
-            signals[0].2,
-            events[0].ts(),
-            "at the time of the record it continues"
-        );
     }
 }

@@ -19,12 +19,15 @@
 //!   envelope  envelope records -> inner lines -> the line readers
 //!   documents whole JSON documents -> records
 //!   lines     one line at a time, continuation lines
+//!     others  what the format leaves: wrapped lines, fallbacks, decorations
+//!     above   continuation lines belong to the record above
 //!     kind    one line or JSON value, by the definition's kind -> fields
 //!       record    the record builder: fields -> Event (request: requests)
 //!         timestamp, route
 //! stats       every reader's account of the input's lines
 //! ```
 
+mod above;
 mod chunks;
 mod console;
 mod documents;

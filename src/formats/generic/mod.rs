@@ -24,6 +24,8 @@
 mod harvest;
 mod header;
 mod shapes;
+#[cfg(test)]
+mod tests;
 
 use regex::{Regex, RegexSet};
 use rustc_hash::FxHashSet;
