@@ -506,6 +506,11 @@ fn plus_parts(k: &str) -> impl Iterator<Item = &str> {
     })
 }
 
+/// The keys a `require` entry accepts: `a|b` is either.
+pub(crate) fn alternatives(k: &str) -> impl Iterator<Item = &str> {
+    k.split('|')
+}
+
 fn key_bit(k: &str) -> u64 {
     let b = k.as_bytes();
     let h = (b.len() as u64)
@@ -532,7 +537,11 @@ pub fn map_lazy<'a>(def: &Definition, record: &'a LazyRecord<'a>) -> Option<Opti
     if !def.compose.is_empty() {
         return None;
     }
-    if !def.require.iter().all(|k| record.has(k)) {
+    if !def
+        .require
+        .iter()
+        .all(|k| alternatives(k).any(|a| record.has(a)))
+    {
         return Some(None);
     }
     if def
@@ -564,7 +573,7 @@ pub fn map_json<'a>(def: &Definition, record: &'a Value) -> Option<Fields<'a>> {
     }
     let present = KeySet::of(record);
     for key in &def.require {
-        lookup_in(record, present, key)?;
+        alternatives(key).find_map(|a| lookup_in(record, present, a))?;
     }
     if def
         .exclude

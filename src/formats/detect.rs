@@ -10,7 +10,7 @@
 use serde_json::Value;
 
 use super::catalogue::Catalogue;
-use super::definition::DefinitionKind;
+use super::definition::{DefinitionKind, Produces};
 use super::score::{line_credit, record_mode, score, RecordMode};
 
 #[derive(Clone, Debug, PartialEq)]
@@ -59,7 +59,9 @@ pub fn detect(cat: &Catalogue, head: &[String]) -> (Option<Detection>, Vec<(usiz
         .filter(|i| !generic(i))
         .map(score_of(false))
         .collect();
-    let mut best = best_of(&scores).filter(|(_, s)| *s >= MIN_SCORE);
+    let mut best = best_of(&scores)
+        .filter(|(_, s)| *s >= MIN_SCORE)
+        .map(|b| access_log(cat, b, &scores));
     if best.is_none() {
         // No specific format reads most of the head. Stack traces and
         // detail lines between records may be why: every format is scored
@@ -83,6 +85,30 @@ pub fn detect(cat: &Catalogue, head: &[String]) -> (Option<Detection>, Vec<(usiz
     });
     (detection, scores)
 }
+
+/// An access log is recognised by what (nearly) every one of its lines is:
+/// a request format that reads [`ACCESS_SHARE`] of the head is chosen over
+/// a log format that reads more (a banner line between the requests), and
+/// one that reads less is not (an application's log whose error lines name
+/// the request they failed is a log).
+fn access_log(cat: &Catalogue, best: (usize, f64), scores: &[(usize, f64)]) -> (usize, f64) {
+    if cat.formats[best.0].def.produces == Produces::Request {
+        return best;
+    }
+    let mut requests = scores
+        .iter()
+        .filter(|(i, s)| cat.formats[*i].def.produces == Produces::Request && *s >= ACCESS_SHARE);
+    let first = requests.next().copied();
+    requests
+        .fold(first, |b, &r| match b {
+            Some(b) if b.1 >= r.1 => Some(b),
+            _ => Some(r),
+        })
+        .unwrap_or(best)
+}
+
+/// The share of an access log's lines that are requests: nearly all.
+pub const ACCESS_SHARE: f64 = 0.9;
 
 /// The best score of at least [`MIN_SHARE`]; formats are ordered by
 /// priority, so the first of equal scores is the most specific.

@@ -272,7 +272,8 @@ fn document_score(cat: &Catalogue, index: usize, head: &[String]) -> f64 {
             // A bare array of records (Splunk 4) stands for the envelope's array.
             let bare_array = text.trim_start().starts_with('[');
             let env_ok = bare_array || f.def.envelope.as_deref().is_none_or(has_key);
-            if env_ok && f.def.require.iter().all(|k| has_key(k)) {
+            let required = |k: &String| super::compile::alternatives(k).any(has_key);
+            if env_ok && f.def.require.iter().all(required) {
                 1.0
             } else {
                 0.0

@@ -104,12 +104,17 @@ pub(super) fn request<'f>(
             .map(Cow::Borrowed),
         route,
         kind,
+        request_id: fields
+            .get(Role::RequestId)
+            .map(str::trim_ascii)
+            .filter(|i| !i.is_empty() && *i != "-")
+            .map(path_hash),
     })
 }
 
-/// A hash of the raw path that tells repeats apart: FxHash reads eight
-/// bytes a step where FNV reads one, and this runs on every request. Only
-/// compared, never shown.
+/// A hash of the raw path (or a request id) that tells repeats apart:
+/// FxHash reads eight bytes a step where FNV reads one, and this runs on
+/// every request. Only compared, never shown.
 fn path_hash(raw: &str) -> u64 {
     use std::hash::Hasher;
     let mut h = rustc_hash::FxHasher::default();

@@ -68,6 +68,8 @@ pub struct InputStats {
     /// For envelopes: the format of the lines inside.
     pub inner_format: Option<String>,
     pub bad_lines: Vec<BadLine>,
+    /// Why no format reads the input (`formats check` answers for it too).
+    pub refused: Option<String>,
     /// Records read by other formats than `format` (the fallbacks of a
     /// mixed file, the generic reader), by format.
     pub read_by: BTreeMap<String, u64>,
