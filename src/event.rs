@@ -103,6 +103,9 @@ pub struct Request<'a> {
     pub integration: Option<Cow<'a, str>>,
     pub instance: Option<Cow<'a, str>>,
     pub kind: RequestKind,
+    /// A hash of the request id the source wrote (`$request_id`, an
+    /// `X-Request-ID`): a request that two inputs record counts once.
+    pub request_id: Option<u64>,
 }
 
 impl Request<'_> {
@@ -121,6 +124,7 @@ impl Request<'_> {
             status: self.status,
             bytes: self.bytes,
             kind: self.kind,
+            request_id: self.request_id,
         }
     }
 
@@ -280,6 +284,8 @@ pub trait EventSink: Send + Sized {
     fn push(&mut self, event: Event<'_>);
     fn fork(&self) -> Self;
     fn join(&mut self, other: Self);
+    /// An input has been read whole (its workers joined).
+    fn end_input(&mut self) {}
 }
 
 /// A sink that keeps nothing (`formats check`).

@@ -57,6 +57,13 @@ pub enum Error {
     #[error(transparent)]
     #[diagnostic(transparent)]
     Aggregate(#[from] AggregateError),
+    /// `formats check`: inputs no format reads (each also answered on stdout).
+    #[error("{} input(s) no format reads", refused.len())]
+    #[diagnostic(code(postmortem::refused))]
+    Refused {
+        #[related]
+        refused: Vec<ParseError>,
+    },
     /// `--strict` found lines no format reads (exit code 2).
     #[error("--strict: {count} line(s) could not be parsed")]
     #[diagnostic(code(postmortem::strict))]
@@ -126,7 +133,48 @@ pub fn read_inputs_inspect<S: event::EventSink>(
     cat: &Catalogue,
     input: &InputConfig,
     sink: &mut S,
+    inspect: Option<InspectRecords<'_>>,
+) -> Result<Vec<InputStats>, Error> {
+    read_each(cat, input, sink, inspect, &mut |e| Err(e.into()))
+}
+
+/// `formats check`: every input's statistics, an input no format reads
+/// among them (`refused`, its format empty), and the diagnostics of those.
+pub fn check_inputs<S: event::EventSink>(
+    cat: &Catalogue,
+    input: &InputConfig,
+    sink: &mut S,
+    inspect: Option<InspectRecords<'_>>,
+) -> Result<(Vec<InputStats>, Vec<ParseError>), Error> {
+    let mut refused = Vec::new();
+    let stats = read_each(cat, input, sink, inspect, &mut |e| {
+        let st = InputStats {
+            path: refused_path(&e),
+            refused: Some(e.to_string()),
+            ..InputStats::default()
+        };
+        refused.push(e);
+        Ok(st)
+    })?;
+    Ok((stats, refused))
+}
+
+/// The input an unknown-format or empty-input error is about.
+fn refused_path(e: &ParseError) -> String {
+    match e {
+        ParseError::UnknownFormat { path, .. } | ParseError::Empty { path } => path.clone(),
+        _ => String::new(),
+    }
+}
+
+/// Read every input; an input no format reads (or an empty one) outside a
+/// directory goes to `refused`, which says what stands in its place.
+fn read_each<S: event::EventSink>(
+    cat: &Catalogue,
+    input: &InputConfig,
+    sink: &mut S,
     mut inspect: Option<InspectRecords<'_>>,
+    refused: &mut dyn FnMut(ParseError) -> Result<InputStats, Error>,
 ) -> Result<Vec<InputStats>, Error> {
     let opts = parse_options(cat, input)?;
     let mut stats = Vec::new();
@@ -140,6 +188,8 @@ pub fn read_inputs_inspect<S: event::EventSink>(
             }
             None => parse::parse_input(inp, i as u32, cat, &opts, sink),
         };
+        // The input's request ids join those a later input is checked against.
+        sink.end_input();
         let st = match st {
             Ok(st) => st,
             // In a directory, a file no format reads (a README, a binary) is noted and passed over.
@@ -150,6 +200,7 @@ pub fn read_inputs_inspect<S: event::EventSink>(
                     ..InputStats::default()
                 }
             }
+            Err(e @ (ParseError::UnknownFormat { .. } | ParseError::Empty { .. })) => refused(e)?,
             Err(e) => return Err(e.into()),
         };
         stats.push(st);

@@ -165,14 +165,18 @@ fn execute(cli: Cli) -> Result<(), postmortem::Error> {
                      f: &postmortem::formats::Fields<'_>| {
                         records.push_str(&render::table::fields_json(path, o.line, f));
                     };
-                let stats = postmortem::read_inputs_inspect(
+                let (stats, refused) = postmortem::check_inputs(
                     &cat,
                     &input,
                     &mut postmortem::event::Discard,
                     fields.then_some(&mut show as _),
                 )?;
                 if fields {
-                    return write_out(None, &records);
+                    write_out(None, &records)?;
+                    if !refused.is_empty() {
+                        return Err(postmortem::Error::Refused { refused });
+                    }
+                    return Ok(());
                 }
                 let text = if json {
                     render::table::check_json(&stats)
@@ -180,6 +184,10 @@ fn execute(cli: Cli) -> Result<(), postmortem::Error> {
                     render::table::check(&stats)
                 };
                 write_out(None, &text)?;
+                // Every input was answered; the refused ones' diagnostics go to stderr.
+                if !refused.is_empty() {
+                    return Err(postmortem::Error::Refused { refused });
+                }
                 if strict
                     && stats
                         .iter()

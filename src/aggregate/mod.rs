@@ -16,6 +16,7 @@ mod intern;
 mod paths;
 mod recent;
 mod rows;
+mod seen;
 mod table;
 pub mod ties;
 
@@ -34,6 +35,7 @@ use intern::Interner;
 use paths::PathSample;
 use recent::Recent;
 use rows::Rows;
+use seen::Seen;
 
 /// Distinct (tenant, path) pairs kept exactly for retry detection; past
 /// this they are sampled, and the report says so.
@@ -119,6 +121,11 @@ pub struct Aggregates {
     last_ms: Option<Millis>,
     /// `--since`/`--until`: events outside are left out.
     bounds: (Option<Millis>, Option<Millis>),
+    /// Request ids of the inputs read: a request an earlier input holds is
+    /// not counted again.
+    seen: Seen,
+    /// Requests left out as repeats of an earlier input's.
+    repeats: u64,
 }
 
 impl crate::event::EventSink for Aggregates {
@@ -132,6 +139,10 @@ impl crate::event::EventSink for Aggregates {
 
     fn join(&mut self, other: Self) {
         self.merge(other);
+    }
+
+    fn end_input(&mut self) {
+        self.seen.end_input();
     }
 }
 
@@ -189,7 +200,9 @@ impl Aggregates {
 
     /// An empty aggregate with the same bounds, for a worker thread.
     pub fn fork(&self) -> Aggregates {
-        Aggregates::bounded(self.bounds.0, self.bounds.1)
+        let mut a = Aggregates::bounded(self.bounds.0, self.bounds.1);
+        a.seen = self.seen.fork();
+        a
     }
 
     /// Fold one event in.
@@ -219,6 +232,10 @@ impl Aggregates {
     }
 
     fn add_request(&mut self, r: &Request) {
+        if r.request_id.is_some_and(|id| self.seen.repeat(id)) {
+            self.repeats += 1;
+            return;
+        }
         let s = sec(r.ts);
         let e = sec(r.end_ts);
         let instance = self.id(&r.instance);
@@ -334,6 +351,11 @@ impl Aggregates {
         series.points.push((m.ts, m.value));
     }
 
+    /// Requests left out because an earlier input held the same request id.
+    pub fn repeated_requests(&self) -> u64 {
+        self.repeats
+    }
+
     /// Fold another aggregate (of other lines) into this one. Every part
     /// merges by sums, minima and maxima, so the result does not depend on
     /// how the lines were split or in which order the parts arrive.
@@ -341,12 +363,18 @@ impl Aggregates {
         self.frames = Default::default();
         self.flush_recent();
         other.flush_recent();
+        self.seen.merge(std::mem::take(&mut other.seen));
+        self.repeats += other.repeats;
+        other.repeats = 0;
         // Nothing here yet (the first worker's part): take the other whole
         // rather than rebuild it entry by entry.
         if self.first_ms.is_none() && self.names.len() <= 1 {
-            let bounds = self.bounds;
+            let (bounds, seen, repeats) =
+                (self.bounds, std::mem::take(&mut self.seen), self.repeats);
             *self = other;
             self.bounds = bounds;
+            self.seen = seen;
+            self.repeats = repeats;
             return;
         }
         let remap: Vec<u32> = (0..other.names.len() as u32)

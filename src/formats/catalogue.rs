@@ -113,6 +113,12 @@ impl Catalogue {
         });
     }
 
+    /// The generic reader (of the first `generic` definition): its
+    /// continuation shapes serve every format.
+    pub fn generic(&self) -> Option<&super::generic::Generic> {
+        self.formats.iter().find_map(|f| f.generic.as_deref())
+    }
+
     pub fn find(&self, name: &str) -> Option<usize> {
         self.formats.iter().position(|f| f.name() == name)
     }

@@ -28,6 +28,8 @@ pub struct Format {
     /// Per template, the part it can go on from after the one before failed.
     template_resume: Vec<usize>,
     pub patterns: Vec<Pattern>,
+    /// The generic reader, for a `generic` definition.
+    pub generic: Option<Box<super::generic::Generic>>,
 }
 
 /// The raw text of each role in one record, before any conversion, and
@@ -49,6 +51,11 @@ impl<'a> Fields<'a> {
 
     pub fn clear(&mut self, role: Role) {
         self.values[role.index()] = None;
+    }
+
+    /// The role's value, moved out (it keeps the line's lifetime).
+    pub fn take(&mut self, role: Role) -> Option<Cow<'a, str>> {
+        self.values[role.index()].take()
     }
 
     pub fn has(&self, role: Role) -> bool {
@@ -119,7 +126,7 @@ impl Format {
     }
 
     /// Compile a definition read from `file` whose text is `text`.
-    pub fn compile(def: Definition, file: &str, text: &str) -> Result<Format, FormatError> {
+    pub fn compile(mut def: Definition, file: &str, text: &str) -> Result<Format, FormatError> {
         let src = || NamedSource::new(file, text.to_string());
         let mut patterns = Vec::new();
         for (index, raw) in def.patterns.iter().enumerate() {
@@ -186,6 +193,24 @@ impl Format {
             }
             _ => {}
         }
+        let generic = match (def.kind, &def.generic) {
+            (DefinitionKind::Generic, Some(spec)) => {
+                let g = super::generic::Generic::compile(spec).map_err(invalid)?;
+                // The shapes' own formats, after any the definition lists.
+                for f in g.timestamp_formats() {
+                    if !def.timestamp_formats.contains(f) {
+                        def.timestamp_formats.push(f.clone());
+                    }
+                }
+                Some(Box::new(g))
+            }
+            (DefinitionKind::Generic, None) => {
+                return Err(invalid(
+                    "a `generic` definition needs its `generic` vocabulary".into(),
+                ))
+            }
+            _ => None,
+        };
         Ok(Format {
             def,
             file: file.to_string(),
@@ -194,6 +219,7 @@ impl Format {
                 .collect(),
             templates,
             patterns,
+            generic,
         })
     }
 
@@ -216,6 +242,16 @@ impl Format {
     /// [`Format::match_line`] into `fields` (empty on entry, cleared on a
     /// miss): the fast path fills one `Fields` in place instead of moving it.
     pub fn match_line_into<'a>(&self, line: &'a str, fields: &mut Fields<'a>) -> bool {
+        if let Some(g) = &self.generic {
+            return match g.read(line) {
+                Some(f) => {
+                    *fields = f;
+                    apply_constants(&self.def, fields);
+                    true
+                }
+                None => false,
+            };
+        }
         // Templates are tried in order; one that shares its first parts
         // with the one before goes on from where that one got to.
         let mut carry: Option<usize> = None;
@@ -331,7 +367,7 @@ impl Format {
                         None => None,
                     }
                 }
-                DefinitionKind::Regex => self.match_line(&sample.line),
+                DefinitionKind::Regex | DefinitionKind::Generic => self.match_line(&sample.line),
                 DefinitionKind::Envelope if self.is_text() => self.match_line(&sample.line),
                 DefinitionKind::Json | DefinitionKind::Envelope => {
                     json = serde_json::from_str::<Value>(&sample.line)
@@ -470,6 +506,11 @@ fn plus_parts(k: &str) -> impl Iterator<Item = &str> {
     })
 }
 
+/// The keys a `require` entry accepts: `a|b` is either.
+pub(crate) fn alternatives(k: &str) -> impl Iterator<Item = &str> {
+    k.split('|')
+}
+
 fn key_bit(k: &str) -> u64 {
     let b = k.as_bytes();
     let h = (b.len() as u64)
@@ -496,7 +537,11 @@ pub fn map_lazy<'a>(def: &Definition, record: &'a LazyRecord<'a>) -> Option<Opti
     if !def.compose.is_empty() {
         return None;
     }
-    if !def.require.iter().all(|k| record.has(k)) {
+    if !def
+        .require
+        .iter()
+        .all(|k| alternatives(k).any(|a| record.has(a)))
+    {
         return Some(None);
     }
     if def
@@ -528,7 +573,7 @@ pub fn map_json<'a>(def: &Definition, record: &'a Value) -> Option<Fields<'a>> {
     }
     let present = KeySet::of(record);
     for key in &def.require {
-        lookup_in(record, present, key)?;
+        alternatives(key).find_map(|a| lookup_in(record, present, a))?;
     }
     if def
         .exclude

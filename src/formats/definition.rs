@@ -24,6 +24,10 @@ pub enum DefinitionKind {
     /// `instance`, and CRI's `partial` tag; the inner line is detected and
     /// parsed like any other input (`parse/envelope.rs`).
     Envelope,
+    /// The generic reader (`generic/`): any line with a time of a common
+    /// shape near its start; the last resort below every specific
+    /// definition, its vocabulary under `generic`.
+    Generic,
     /// Code kinds, one module each under `kinds/`; `fields` is used by `logfmt` only.
     PrometheusText,
     Logfmt,
@@ -47,6 +51,7 @@ impl DefinitionKind {
             DefinitionKind::Json => "json",
             DefinitionKind::PrometheusMatrix => "prometheus_matrix",
             DefinitionKind::Envelope => "envelope",
+            DefinitionKind::Generic => "generic",
             DefinitionKind::PrometheusText => "prometheus_text",
             DefinitionKind::Logfmt => "logfmt",
             DefinitionKind::HerokuMetrics => "heroku_metrics",
@@ -208,6 +213,16 @@ pub struct Definition {
     /// when `fields` gives the role no value.
     #[serde(default)]
     pub compose: BTreeMap<Role, String>,
+    /// `generic`: the reader's vocabulary (timestamp shapes, level words,
+    /// key names, continuation lines).
+    #[serde(default)]
+    pub generic: Option<super::generic::GenericSpec>,
+    /// Line kinds: a record's message may be a whole line of a format that
+    /// produces one of these (an access-log line inside a syslog record);
+    /// when one reads it, the record is that line's, its time and instance
+    /// filled from this record where the inner line has none.
+    #[serde(default)]
+    pub wraps: Vec<Produces>,
     #[serde(default)]
     pub samples: Vec<Sample>,
 }

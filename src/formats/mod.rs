@@ -16,12 +16,14 @@ mod compose;
 mod definition;
 mod detect;
 mod error;
+pub mod generic;
 mod kinds;
 mod lazy_json;
 mod mismatch;
 mod role;
 mod rules;
 pub mod scaling;
+mod score;
 pub mod tabular;
 mod template;
 mod versions;
@@ -33,11 +35,12 @@ pub use compile::{
 pub use definition::{
     Decode, Definition, DefinitionKind, DurationUnit, Produces, SkipRule, TimestampMarks,
 };
-pub use detect::{detect, record_mode, Detection, RecordMode, MIN_SCORE};
+pub use detect::{detect, Detection, MIN_SCORE, MIN_SHARE};
 pub use error::FormatError;
 pub use kinds::{Extractor, Skip};
 pub use lazy_json::LazyRecord;
 pub use mismatch::Mismatch;
 pub use role::Role;
 pub use rules::{metric_role_named, Rules};
+pub use score::{record_mode, RecordMode};
 pub use versions::VersionRules;

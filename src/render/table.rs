@@ -150,6 +150,18 @@ pub fn check(stats: &[crate::parse::InputStats]) -> String {
             .iter()
             .map(|(k, v)| format!("{v} {k}"))
             .collect();
+        if let Some(reason) = &s.refused {
+            t.add_row(vec![
+                s.path.clone(),
+                "(none)".to_string(),
+                String::new(),
+                String::new(),
+                String::new(),
+                String::new(),
+                reason.clone(),
+            ]);
+            continue;
+        }
         t.add_row(vec![
             s.path.clone(),
             s.format.clone(),
@@ -196,7 +208,8 @@ pub fn check_json(stats: &[crate::parse::InputStats]) -> String {
     for s in stats {
         let v = serde_json::json!({
             "path": s.path,
-            "format": s.format,
+            // An input no format reads is answered too, its format null.
+            "format": if s.refused.is_some() { serde_json::Value::Null } else { s.format.clone().into() },
             "score": s.score,
             "lines": s.lines,
             "parsed": s.parsed,
@@ -222,6 +235,14 @@ pub fn check_json(stats: &[crate::parse::InputStats]) -> String {
             .collect();
         if !failures.is_empty() {
             v["first_failures"] = serde_json::Value::Array(failures);
+        }
+        // Added: records read by other formats than `format` (a mixed file's
+        // fallbacks, the generic reader, the lines a wrapping format carries).
+        if !s.read_by.is_empty() {
+            v["read_by"] = serde_json::json!(s.read_by);
+        }
+        if let Some(why) = &s.refused {
+            v["refused"] = serde_json::Value::String(why.clone());
         }
         if let Some(inner) = &s.inner_format {
             v["inner_format"] = serde_json::Value::String(inner.clone());

@@ -14,6 +14,9 @@ use crate::correlate::timeline::sort;
 use crate::correlate::{Analysis, TimelineEntry, TimelineKind};
 use crate::event::Millis;
 use crate::parse::InputStats;
+
+/// The generic reader's definition, named in a caveat when it read records.
+const GENERIC: &str = "generic_log";
 use crate::patterns::Finding;
 use crate::redact::redact_text;
 use crate::zone::Zone;
@@ -227,12 +230,47 @@ pub fn build(
                 i.path
             ));
         }
+        // A file read in part: its other lines are counted, and said so.
+        let unread: u64 = i
+            .skipped_by_reason
+            .iter()
+            .filter(|(k, _)| k.as_str() != "blank line")
+            .map(|(_, n)| n)
+            .sum();
+        if unread > 0 {
+            let reasons: Vec<String> = i
+                .skipped_by_reason
+                .iter()
+                .filter(|(k, _)| k.as_str() != "blank line")
+                .map(|(k, n)| format!("{n} {k}"))
+                .collect();
+            warnings.push(format!(
+                "{}: {unread} of {} line(s) were read by no format and skipped ({}); `postmortem formats check` shows them",
+                i.path,
+                i.lines,
+                reasons.join(", ")
+            ));
+        }
+        if i.format == GENERIC || i.read_by.contains_key(GENERIC) {
+            warnings.push(format!(
+                "{}: {} read by the generic reader (no definition reads {}): a time, a level and a message each, never a request; --formats-dir adds a definition",
+                i.path,
+                if i.format == GENERIC { "every record was" } else { "some records were" },
+                if i.format == GENERIC { "the file" } else { "those lines" },
+            ));
+        }
         if i.invalid_utf8 > 0 {
             warnings.push(format!(
                 "{}: {} line(s) held invalid UTF-8 and were read lossily",
                 i.path, i.invalid_utf8
             ));
         }
+    }
+    if agg.repeated_requests() > 0 {
+        warnings.push(format!(
+            "{} request(s) carried the request id of a request an earlier input already held and were counted once",
+            agg.repeated_requests()
+        ));
     }
     if agg.path_sample_rate() > 1 {
         warnings.push(format!(

@@ -80,7 +80,10 @@ pub trait Extractor: Send {
 /// (`regex`, `json`), which the format reads itself.
 pub fn extractor(def: &Definition) -> Option<Box<dyn Extractor>> {
     Some(match def.kind {
-        DefinitionKind::Regex | DefinitionKind::Json | DefinitionKind::Envelope => return None,
+        DefinitionKind::Regex
+        | DefinitionKind::Json
+        | DefinitionKind::Envelope
+        | DefinitionKind::Generic => return None,
         DefinitionKind::PrometheusMatrix => Box::new(prometheus::Matrix),
         DefinitionKind::PrometheusText => Box::<prometheus_text::Text>::default(),
         DefinitionKind::Logfmt => Box::new(logfmt::Logfmt::new(def)),

@@ -1,0 +1,360 @@
+//! The parse stage's driver: it reads an input's head, detects its format
+//! (or takes `--format`), and hands the input to the reader its records
+//! need: an envelope, whole JSON documents, or lines (the head here, the
+//! rest in chunks on worker threads). It owns order and threads; the
+//! readers never call back into it.
+//!
+//! In: an [`Input`] from `read` and the [`Catalogue`]. Out: events pushed
+//! to a sink, and the input's [`InputStats`].
+//!
+//! ```text
+//! access.log -> head (200 lines) -> detect: nginx_combined 1.0 -> lines: head here, the rest in chunks
+//! ```
+
+use miette::NamedSource;
+use std::borrow::Cow;
+
+use super::chunks::parse_chunks;
+use super::documents::parse_documents;
+use super::error::ParseError;
+use super::lines::LineCx;
+use super::others::LinePlan;
+use super::record::{Builder, Inspect};
+use super::stats::InputStats;
+use super::timestamp::TimeParser;
+use super::{console, envelope, ParseOptions};
+use crate::event::{Event, EventSink};
+use crate::formats::{
+    detect, record_mode, Catalogue, DefinitionKind, Detection, Format, RecordMode, Role,
+};
+use crate::read::Input;
+
+/// Lines read for detection.
+const HEAD_LINES: usize = 200;
+
+/// Parse one input, pushing its events to `sink`. `index` is the input's
+/// position in the run (it goes into every [`Origin`]).
+pub fn parse_input<S: EventSink>(
+    input: Input,
+    index: u32,
+    cat: &Catalogue,
+    opts: &ParseOptions,
+    sink: &mut S,
+) -> Result<InputStats, ParseError> {
+    parse_input_inspect(input, index, cat, opts, sink, None)
+}
+
+/// [`parse_input`], also showing `inspect` the raw fields of every record
+/// (`postmortem formats check --fields`).
+pub fn parse_input_inspect<S: EventSink>(
+    input: Input,
+    index: u32,
+    cat: &Catalogue,
+    opts: &ParseOptions,
+    sink: &mut S,
+    inspect: Option<Inspect<'_>>,
+) -> Result<InputStats, ParseError> {
+    let mut stats = InputStats {
+        path: input.name.clone(),
+        compression: input.compression.to_string(),
+        ..InputStats::default()
+    };
+    let mut lines = input.lines();
+    let mut head: Vec<(u64, String)> = Vec::new();
+    for item in lines.by_ref() {
+        head.push(item?);
+        if head.len() >= HEAD_LINES {
+            break;
+        }
+    }
+    let mut head_text: Vec<String> = head.iter().map(|(_, l)| l.clone()).collect();
+    // Kibana console output is JSON once its literals are: read it as such.
+    if let Some(json) = console::console_to_json(&head_text.join("\n")) {
+        let lines: Vec<String> = json.split('\n').map(str::to_string).collect();
+        if lines.len() == head.len() && record_mode(&lines) == RecordMode::Documents {
+            for (h, l) in head.iter_mut().zip(&lines) {
+                h.1.clone_from(l);
+            }
+            head_text = lines;
+        }
+    }
+    if head_text.iter().all(|l| l.trim().is_empty()) {
+        return Err(ParseError::Empty { path: stats.path });
+    }
+    // Decorations (ANSI colour codes) go before anything reads the lines.
+    let stripper = cat
+        .generic()
+        .filter(|g| head_text.iter().any(|l| g.decorated(l)));
+    if let Some(g) = stripper {
+        for (h, t) in head.iter_mut().zip(head_text.iter_mut()) {
+            if let Cow::Owned(clean) = g.strip(t) {
+                h.1.clone_from(&clean);
+                *t = clean;
+            }
+        }
+    }
+    let detection = match opts.forced {
+        Some(format) => Detection {
+            format,
+            score: 1.0,
+            mode: record_mode(&head_text),
+            fallbacks: Vec::new(),
+        },
+        None => match detect(cat, &head_text) {
+            (Some(d), _) => d,
+            (None, scores) => return Err(unknown_format(cat, &stats.path, &head_text, &scores)),
+        },
+    };
+    let format = &cat.formats[detection.format];
+    stats.format = format.name().to_string();
+    stats.score = detection.score;
+    let chunked = inspect.is_none();
+    let mut times = Builder::new(
+        TimeParser::new(&format.def.timestamp_formats, opts.input_tz),
+        inspect,
+    );
+
+    if format.def.kind == DefinitionKind::Envelope {
+        envelope::parse(
+            format,
+            detection.mode,
+            head,
+            &mut lines,
+            cat,
+            opts,
+            index,
+            &mut stats,
+            sink,
+            times.inspect.take(),
+            stripper,
+            // A decoded payload is an input of its own, read from the top.
+            parse_input_inspect::<Vec<Event<'static>>>,
+        )?;
+        stats.invalid_utf8 = lines.invalid_utf8;
+        stats.explain_bad_lines(format);
+        return Ok(stats);
+    }
+    let mut reader = format.extractor();
+    match detection.mode {
+        RecordMode::Lines => {
+            let plan = LinePlan {
+                fallbacks: detection.fallbacks.clone(),
+                wrapped: wrapped(cat, format, &head_text),
+                strip: stripper.is_some(),
+                zone: opts.input_tz,
+            };
+            let mut cx = LineCx::new(format, cat, index, &mut reader, &mut times, &plan);
+            let mut last = 0;
+            for (n, line) in &head {
+                cx.line(*n, line, &mut stats, sink);
+                last = *n;
+            }
+            // Lines that continue the head's last record are read here, so
+            // no chunk starts inside a record.
+            while let Some(item) = lines.next_continuation(&format.def.continuation_prefixes) {
+                let (n, line) = item?;
+                cx.line(n, &line, &mut stats, sink);
+                last = n;
+            }
+            if chunked && cx.reader.is_none() {
+                // Stateless line formats: the rest is cut into chunks of whole
+                // lines that worker threads parse into sinks of their own.
+                let seed = cx.times.times.for_chunk();
+                parse_chunks(
+                    &mut lines, format, &plan, cat, opts, index, &seed, &mut stats, sink,
+                )?;
+            } else {
+                for item in lines.by_ref() {
+                    let (n, line) = item?;
+                    cx.line(n, &line, &mut stats, sink);
+                    last = n;
+                }
+                cx.finish(last, &mut stats, sink);
+            }
+        }
+        RecordMode::Documents => {
+            stats.documents = true;
+            let mut text = head_text.join("\n");
+            text.push('\n');
+            text.push_str(&lines.rest_to_string()?);
+            let text = console::console_to_json(&text).unwrap_or(text);
+            parse_documents(
+                format,
+                &mut reader,
+                cat,
+                &mut times,
+                &text,
+                index,
+                &mut stats,
+                &mut |e| sink.push(e),
+            );
+        }
+    }
+    stats.invalid_utf8 = lines.invalid_utf8;
+    stats.zoneless |= times.times.saw_zoneless;
+    stats.explain_bad_lines(format);
+    Ok(stats)
+}
+
+/// The formats whose lines a wrapping format's records carry: those of the
+/// kinds it wraps (`wraps`) that read the message of a head record.
+fn wrapped(cat: &Catalogue, format: &Format, head: &[String]) -> Vec<usize> {
+    if format.def.wraps.is_empty() {
+        return Vec::new();
+    }
+    let messages: Vec<String> = head
+        .iter()
+        .filter_map(|l| Some(format.match_line(l)?.get(Role::Message)?.to_string()))
+        .collect();
+    (0..cat.formats.len())
+        .filter(|&j| {
+            let inner = &cat.formats[j];
+            inner.def.kind == DefinitionKind::Regex
+                && format.def.wraps.contains(&inner.def.produces)
+                && messages.iter().any(|m| inner.match_line(m).is_some())
+        })
+        .collect()
+}
+
+fn unknown_format(
+    cat: &Catalogue,
+    path: &str,
+    head: &[String],
+    scores: &[(usize, f64)],
+) -> ParseError {
+    let mut ranked: Vec<&(usize, f64)> = scores.iter().filter(|(_, s)| *s > 0.0).collect();
+    ranked.sort_by(|a, b| b.1.total_cmp(&a.1));
+    let best = match ranked.first() {
+        Some((i, s)) => format!(
+            "{} reads {:.0}% of the first lines",
+            cat.formats[*i].name(),
+            s * 100.0
+        ),
+        None => "no format reads any of the first lines".to_string(),
+    };
+    let first = head
+        .iter()
+        .find(|l| !l.trim().is_empty())
+        .cloned()
+        .unwrap_or_default();
+    let excerpt: String = first.chars().take(300).collect();
+    let len = excerpt.len();
+    ParseError::UnknownFormat {
+        path: path.to_string(),
+        best,
+        src: NamedSource::new(path, excerpt),
+        span: (0, len).into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::event::InfraKind;
+    use std::io::Cursor;
+
+    fn run(text: &str) -> (InputStats, Vec<Event<'static>>) {
+        let cat = Catalogue::builtin().expect("catalogue");
+        let input = Input::from_reader("t".into(), Box::new(Cursor::new(text.as_bytes().to_vec())))
+            .expect("input");
+        let mut events = Vec::new();
+        let stats =
+            parse_input(input, 0, &cat, &ParseOptions::default(), &mut events).expect("parse");
+        (stats, events)
+    }
+
+    #[test]
+    fn every_line_is_accounted_for() {
+        let text = "203.0.113.7 - - [01/Oct/2026:13:26:55 +0530] \"GET /a HTTP/1.1\" 200 5 \"-\" \"curl/8\"\n\
+                    \n\
+                    garbage here\n\
+                    203.0.113.7 - - [01/Oct/2026:13:26:56 +0530] \"GET /b HTTP/1.1\" 500 5 \"-\" \"curl/8\"\n";
+        let (stats, events) = run(text);
+        assert_eq!(stats.lines, 4);
+        assert_eq!(stats.parsed, 2);
+        assert_eq!(stats.skipped, 2);
+        assert_eq!(stats.lines, stats.parsed + stats.skipped);
+        assert_eq!(stats.skipped_by_reason.get("blank line"), Some(&1));
+        assert_eq!(events.len(), 2);
+    }
+
+    #[test]
+    fn an_unknown_format_is_a_diagnostic_not_a_panic() {
+        let cat = Catalogue::builtin().expect("catalogue");
+        let input = Input::from_reader(
+            "x".into(),
+            Box::new(Cursor::new(b"%%% nothing like a log\n".to_vec())),
+        )
+        .expect("input");
+        let err = parse_input(
+            input,
+            0,
+            &cat,
+            &ParseOptions::default(),
+            &mut crate::event::Discard,
+        )
+        .expect_err("unknown");
+        assert!(matches!(err, ParseError::UnknownFormat { .. }));
+    }
+
+    /// Regression: zap's example logger writes no timestamp; such records
+    /// were skipped as "no timestamp field" and the input was not detected.
+    #[test]
+    fn records_without_a_time_are_read_and_counted_without_an_event() {
+        let text = "{\"level\":\"info\",\"msg\":\"worker started\"}\n\
+                    {\"level\":\"error\",\"msg\":\"pool exhausted\",\"ts\":\"-\"}\n\
+                    {\"level\":\"info\",\"msg\":\"tick\",\"ts\":1790841415.5}\n";
+        let (stats, events) = run(text);
+        assert_eq!(stats.format, "json_lines");
+        assert_eq!((stats.lines, stats.parsed, stats.skipped), (3, 3, 0));
+        assert_eq!(stats.unplaced_by_reason.get("no timestamp"), Some(&1));
+        assert_eq!(
+            stats.unplaced_by_reason.get("placeholder timestamp"),
+            Some(&1)
+        );
+        assert_eq!(events.len(), 1);
+    }
+
+    /// The change sources' own samples: what kind of change each record is,
+    /// and no creator's e-mail survives parsing.
+    #[test]
+    fn change_sources_give_deploys_rollbacks_and_flag_changes() {
+        let cat = Catalogue::builtin().expect("catalogue");
+        // (format, kinds of the first sample's records)
+        let cases = [
+            (
+                "helm_history",
+                vec![InfraKind::Deploy, InfraKind::Deploy, InfraKind::Rollback],
+            ),
+            (
+                "argocd_application",
+                vec![InfraKind::Deploy, InfraKind::Deploy, InfraKind::Rollback],
+            ),
+            ("github_deployments", vec![InfraKind::Deploy]),
+            ("github_deployment_statuses", vec![InfraKind::Deploy]),
+            ("launchdarkly_audit_log", vec![InfraKind::FlagChange]),
+            ("unleash_events", vec![InfraKind::FlagChange]),
+        ];
+        for (name, want) in cases {
+            let f = &cat.formats[cat.find(name).expect(name)];
+            let text = format!("{}\n", f.def.samples[0].line);
+            let input = Input::from_reader("t".into(), Box::new(Cursor::new(text.into_bytes())))
+                .expect("input");
+            let mut events: Vec<Event> = Vec::new();
+            let stats =
+                parse_input(input, 0, &cat, &ParseOptions::default(), &mut events).expect("parse");
+            assert_eq!(stats.format, name);
+            let got: Vec<InfraKind> = events
+                .iter()
+                .filter_map(|e| match e {
+                    Event::Infra(i) => {
+                        assert!(!i.message.contains('@'), "{name}: {}", i.message);
+                        Some(i.kind)
+                    }
+                    _ => None,
+                })
+                .collect();
+            assert_eq!(got, want, "{name}");
+        }
+    }
+}

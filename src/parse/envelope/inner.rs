@@ -1,0 +1,178 @@
+//! Inner lines -> events: the inner format is detected on the first
+//! records (an envelope inside an envelope is not unwrapped twice), then
+//! every line is read with it; a line it does not read stays a plain log
+//! record at the envelope's time, and the envelope's instance fills in
+//! where the line names none.
+//!
+//! In: [`Wrapped`] inner lines. Out: events pushed to a sink, each
+//! envelope line counted in the input's [`InputStats`].
+//!
+//! ```text
+//! Wrapped { inner: "203.0.113.7 - - [..] \"GET /x\" 200 ..", instance: "api-7f" } -> Event::Request { instance: "api-7f", .. }
+//! ```
+
+use super::unwrap::Wrapped;
+use crate::event::{Event, EventSink, Level, LogRecord};
+use crate::formats::{detect, Catalogue, DefinitionKind, Format};
+use crate::parse::kind::parse_line;
+use crate::parse::record::{self, Builder};
+use crate::parse::stats::InputStats;
+use crate::parse::timestamp::TimeParser;
+use crate::parse::ParseOptions;
+
+/// Inner lines looked at to detect their format.
+const INNER_HEAD: usize = 200;
+
+/// Detects the inner format on the first records, then parses them all.
+pub(super) struct InnerParser<'c> {
+    pub(super) cat: &'c Catalogue,
+    envelope_times: TimeParser,
+    inner: Option<usize>,
+    inner_times: Option<Builder<'static>>,
+    /// The inner format's reader, for code kinds.
+    inner_reader: Option<Box<dyn crate::formats::Extractor>>,
+    buffered: Vec<Wrapped>,
+    detected: bool,
+    pub(super) opts: &'c ParseOptions,
+}
+
+impl<'c> InnerParser<'c> {
+    /// A parser for the lines inside `envelope`'s records.
+    pub(super) fn new(
+        cat: &'c Catalogue,
+        envelope: &Format,
+        opts: &'c ParseOptions,
+    ) -> InnerParser<'c> {
+        InnerParser {
+            cat,
+            envelope_times: TimeParser::new(&envelope.def.timestamp_formats, opts.input_tz),
+            inner: None,
+            inner_times: None,
+            inner_reader: None,
+            buffered: Vec::new(),
+            detected: false,
+            opts,
+        }
+    }
+
+    pub(super) fn take<S: EventSink>(&mut self, w: Wrapped, stats: &mut InputStats, sink: &mut S) {
+        if self.detected {
+            self.parse(w, stats, sink);
+            return;
+        }
+        self.buffered.push(w);
+        if self.buffered.len() >= INNER_HEAD {
+            self.flush(stats, sink);
+        }
+    }
+
+    /// Detect on what is buffered (once), then parse it.
+    pub(super) fn flush<S: EventSink>(&mut self, stats: &mut InputStats, sink: &mut S) {
+        if !self.detected {
+            self.detected = true;
+            let head: Vec<String> = self.buffered.iter().map(|w| w.inner.clone()).collect();
+            // An envelope inside an envelope is not unwrapped twice.
+            self.inner = detect(self.cat, &head)
+                .0
+                .map(|d| d.format)
+                .filter(|&i| self.cat.formats[i].def.kind != DefinitionKind::Envelope);
+            if let Some(i) = self.inner {
+                stats.inner_format = Some(self.cat.formats[i].name().to_string());
+                self.inner_reader = self.cat.formats[i].extractor();
+                self.inner_times = Some(Builder::new(
+                    TimeParser::new(
+                        &self.cat.formats[i].def.timestamp_formats,
+                        self.opts.input_tz,
+                    ),
+                    None,
+                ));
+            }
+        }
+        for w in std::mem::take(&mut self.buffered) {
+            self.parse(w, stats, sink);
+        }
+    }
+
+    fn parse<S: EventSink>(&mut self, w: Wrapped, stats: &mut InputStats, sink: &mut S) {
+        if w.inner.trim().is_empty() {
+            for _ in 0..w.lines {
+                stats.skip(w.origin.line, "blank line", "");
+            }
+            return;
+        }
+        let events = match (self.inner, self.inner_times.as_mut()) {
+            (Some(i), Some(times)) => parse_line(
+                &self.cat.formats[i],
+                &mut self.inner_reader,
+                self.cat,
+                times,
+                &w.inner,
+                w.origin,
+            )
+            .ok(),
+            _ => None,
+        };
+        let events = match events {
+            Some(evs) if !evs.is_empty() => evs,
+            // Not the inner format (or none was found): a plain log record at the envelope's time.
+            _ => match w.ts.as_deref().map(|t| self.envelope_times.parse(t)) {
+                Some(Some(ts)) => vec![Event::Log(LogRecord {
+                    ts,
+                    origin: w.origin,
+                    level: level_in(&w.inner),
+                    signal: self.cat.rules.signal_of(&w.inner),
+                    version: self.cat.rules.versions.banner_of(&w.inner),
+                    message: w.inner.clone().into(),
+                    instance: w.instance.clone().map(Into::into),
+                    tenant: None,
+                })],
+                // A time that does not read is a bad record.
+                Some(None) => {
+                    for _ in 0..w.lines {
+                        stats.skip(w.origin.line, "unreadable timestamp in the envelope", "");
+                    }
+                    return;
+                }
+                // No time at all (Fluent Bit's multiline records): read, but
+                // it cannot be placed on the timeline.
+                None => {
+                    for _ in 0..w.lines {
+                        stats.parsed_unplaced("no timestamp in the envelope or the line");
+                    }
+                    return;
+                }
+            },
+        };
+        // The record's lines are one record: the first carries the events, the rest are read.
+        for _ in 1..w.lines {
+            stats.parsed_without_event();
+        }
+        for mut ev in events {
+            if let Some(inst) = &w.instance {
+                match &mut ev {
+                    Event::Request(r) if r.instance.is_none() => {
+                        r.instance = Some(inst.clone().into())
+                    }
+                    Event::Log(l) if l.instance.is_none() => l.instance = Some(inst.clone().into()),
+                    _ => {}
+                }
+            }
+            stats.parsed_at(ev.ts());
+            sink.push(ev);
+        }
+    }
+}
+
+/// A level word near the start of a plain line (`ERROR`, `[warn]`, `level=error`).
+fn level_in(line: &str) -> Level {
+    let head: String = line.chars().take(80).collect();
+    for word in head.split(|c: char| !c.is_ascii_alphabetic()) {
+        if word.len() >= 4 && word.len() <= 8 {
+            let l = record::level(word);
+            if l != Level::Info || word.eq_ignore_ascii_case("info") {
+                return l;
+            }
+        }
+    }
+    Level::Info
+}
