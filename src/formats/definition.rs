@@ -38,6 +38,9 @@ pub enum DefinitionKind {
     ElbTargetHealth,
     K8sPodStatus,
     ArgocdHistory,
+    /// PostgreSQL's stderr log: `log_line_prefixes` and `patterns`, and a
+    /// prefix inferred from the lines when neither reads them (`kinds/postgres_log.rs`).
+    PostgresLog,
 }
 
 impl DefinitionKind {
@@ -60,6 +63,7 @@ impl DefinitionKind {
             DefinitionKind::ElbTargetHealth => "elb_target_health",
             DefinitionKind::K8sPodStatus => "k8s_pod_status",
             DefinitionKind::ArgocdHistory => "argocd_history",
+            DefinitionKind::PostgresLog => "postgres_log",
         }
     }
 }
@@ -158,6 +162,10 @@ pub struct Definition {
     /// before `patterns` as a fast path (see `template.rs`).
     #[serde(default)]
     pub templates: Vec<String>,
+    /// PostgreSQL `log_line_prefix` values, each compiled to a pattern
+    /// tried before `patterns` (see `pg_prefix.rs`).
+    #[serde(default)]
+    pub log_line_prefixes: Vec<String>,
     /// `json`: role -> keys to try in order (`a.b` is a literal dotted key
     /// first, then a nested path).
     #[serde(default)]

@@ -22,14 +22,15 @@ mod metrics_csv;
 mod pg_activity;
 mod pgbouncer_show;
 mod postgres_csvlog;
+mod postgres_log;
 mod prometheus;
 mod prometheus_text;
 
 use serde_json::Value;
 use std::borrow::Cow;
 
-use super::compile::Fields;
-use super::definition::{Definition, DefinitionKind};
+use super::compile::{Fields, Format};
+use super::definition::DefinitionKind;
 use super::role::Role;
 
 /// Why a line or document gave no record.
@@ -78,7 +79,8 @@ pub trait Extractor: Send {
 
 /// The extractor of a code kind, or `None` for the data-driven kinds
 /// (`regex`, `json`), which the format reads itself.
-pub fn extractor(def: &Definition) -> Option<Box<dyn Extractor>> {
+pub fn extractor(format: &Format) -> Option<Box<dyn Extractor>> {
+    let def = &format.def;
     Some(match def.kind {
         DefinitionKind::Regex | DefinitionKind::Json | DefinitionKind::Envelope => return None,
         DefinitionKind::PrometheusMatrix => Box::new(prometheus::Matrix),
@@ -95,6 +97,7 @@ pub fn extractor(def: &Definition) -> Option<Box<dyn Extractor>> {
         DefinitionKind::ElbTargetHealth => Box::<elb::TargetHealth>::default(),
         DefinitionKind::K8sPodStatus => Box::<k8s_pod::PodStatus>::default(),
         DefinitionKind::ArgocdHistory => Box::new(argocd::History),
+        DefinitionKind::PostgresLog => Box::new(postgres_log::PostgresLog::new(format)),
     })
 }
 
