@@ -659,10 +659,30 @@ fn pairs_object(record: &Value) -> Option<Value> {
     Some(Value::Object(object))
 }
 
+/// Constants for roles the record left empty, then the definition's
+/// `levels` and `duration_units` rewrites.
 fn apply_constants(def: &Definition, fields: &mut Fields<'_>) {
     for (role, value) in &def.constants {
         if !fields.has(*role) {
             fields.set(*role, Cow::Owned(value.clone()));
+        }
+    }
+    if !def.levels.is_empty() {
+        if let Some(name) = fields
+            .get(Role::Level)
+            .and_then(|l| def.levels.get(l.trim()))
+        {
+            fields.set(Role::Level, Cow::Owned(name.clone()));
+        }
+    }
+    if !def.duration_units.is_empty() {
+        let rewritten = fields.get(Role::Duration).and_then(|d| {
+            let (number, word) = d.trim().split_once(' ')?;
+            let unit = def.duration_units.get(word.trim())?;
+            Some(format!("{number}{}", unit.suffix()))
+        });
+        if let Some(d) = rewritten {
+            fields.set(Role::Duration, Cow::Owned(d));
         }
     }
 }

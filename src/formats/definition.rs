@@ -101,6 +101,16 @@ pub enum DurationUnit {
 }
 
 impl DurationUnit {
+    /// How a duration in this unit is written after its number (`18ms`).
+    pub fn suffix(self) -> &'static str {
+        match self {
+            DurationUnit::S => "s",
+            DurationUnit::Ms => "ms",
+            DurationUnit::Us => "us",
+            DurationUnit::Ns => "ns",
+        }
+    }
+
     pub fn to_ms(self, v: f64) -> f64 {
         match self {
             DurationUnit::S => v * 1000.0,
@@ -211,6 +221,14 @@ pub struct Definition {
     /// Fixed values for roles the source does not write (e.g. `level`).
     #[serde(default)]
     pub constants: BTreeMap<Role, String>,
+    /// A level as the source writes it -> a level name (Redis's `#` is a
+    /// warning, MongoDB's `D2` a debug line).
+    #[serde(default)]
+    pub levels: BTreeMap<String, String>,
+    /// A unit word written after a duration -> `s`, `ms`, `us` or `ns`
+    /// (uWSGI's `129 msecs`, `68 micros`).
+    #[serde(default)]
+    pub duration_units: BTreeMap<String, DurationUnit>,
     /// `json`: role -> a template written from several keys of the record
     /// (`"{ref} at {sha}[ by {creator.login}]"`, see `compose.rs`); used
     /// when `fields` gives the role no value.
