@@ -233,6 +233,9 @@ impl Format {
             {
                 return Err(invalid("a `json` definition needs `fields`".into()))
             }
+            DefinitionKind::Columns if def.columns.is_none() => {
+                return Err(invalid("a `columns` definition needs `columns`".into()))
+            }
             DefinitionKind::Logfmt if def.fields.is_empty() => {
                 return Err(invalid("a `logfmt` definition needs `fields`".into()))
             }

@@ -38,6 +38,9 @@ pub enum DefinitionKind {
     ElbTargetHealth,
     K8sPodStatus,
     ArgocdHistory,
+    /// A table whose header names the columns (W3C `#Fields:`, `helm
+    /// history`): each row read as the object its header names (`kinds/columns.rs`).
+    Columns,
     /// PostgreSQL's stderr log: `log_line_prefixes` and `patterns`, and a
     /// prefix inferred from the lines when neither reads them (`kinds/postgres_log.rs`).
     PostgresLog,
@@ -64,6 +67,7 @@ impl DefinitionKind {
             DefinitionKind::K8sPodStatus => "k8s_pod_status",
             DefinitionKind::ArgocdHistory => "argocd_history",
             DefinitionKind::PostgresLog => "postgres_log",
+            DefinitionKind::Columns => "columns",
         }
     }
 }
@@ -176,6 +180,9 @@ pub struct Definition {
     /// tried before `patterns` (see `pg_prefix.rs`).
     #[serde(default)]
     pub log_line_prefixes: Vec<String>,
+    /// `columns`: where the header is and how cells are separated.
+    #[serde(default)]
+    pub columns: Option<super::kinds::ColumnsSpec>,
     /// `json`: role -> keys to try in order (`a.b` is a literal dotted key
     /// first, then a nested path).
     #[serde(default)]

@@ -11,6 +11,7 @@
 mod argocd;
 mod capture;
 mod cloudwatch;
+mod columns;
 pub(crate) mod csv_rows;
 mod datadog;
 mod ecs;
@@ -32,6 +33,8 @@ use std::borrow::Cow;
 use super::compile::{Fields, Format};
 use super::definition::DefinitionKind;
 use super::role::Role;
+
+pub use columns::ColumnsSpec;
 
 /// Why a line or document gave no record.
 pub type Skip = &'static str;
@@ -97,6 +100,7 @@ pub fn extractor(format: &Format) -> Option<Box<dyn Extractor>> {
         DefinitionKind::ElbTargetHealth => Box::<elb::TargetHealth>::default(),
         DefinitionKind::K8sPodStatus => Box::<k8s_pod::PodStatus>::default(),
         DefinitionKind::ArgocdHistory => Box::new(argocd::History),
+        DefinitionKind::Columns => Box::new(columns::Columns::new(def)),
         DefinitionKind::PostgresLog => Box::new(postgres_log::PostgresLog::new(format)),
     })
 }
