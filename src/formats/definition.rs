@@ -41,6 +41,11 @@ pub enum DefinitionKind {
     /// A table whose header names the columns (W3C `#Fields:`, `helm
     /// history`): each row read as the object its header names (`kinds/columns.rs`).
     Columns,
+    /// MySQL's slow query log: header lines, then the statement (`kinds/mysql_slow.rs`).
+    MysqlSlow,
+    /// OpenTelemetry OTLP/JSON logs: `resourceLogs` -> `scopeLogs` ->
+    /// `logRecords`, attributes by dotted name for `fields` (`kinds/otlp_logs.rs`).
+    OtlpLogs,
     /// PostgreSQL's stderr log: `log_line_prefixes` and `patterns`, and a
     /// prefix inferred from the lines when neither reads them (`kinds/postgres_log.rs`).
     PostgresLog,
@@ -68,6 +73,8 @@ impl DefinitionKind {
             DefinitionKind::ArgocdHistory => "argocd_history",
             DefinitionKind::PostgresLog => "postgres_log",
             DefinitionKind::Columns => "columns",
+            DefinitionKind::MysqlSlow => "mysql_slow",
+            DefinitionKind::OtlpLogs => "otlp_logs",
         }
     }
 }

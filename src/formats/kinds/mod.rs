@@ -20,6 +20,8 @@ mod heroku;
 mod k8s_pod;
 mod logfmt;
 mod metrics_csv;
+mod mysql_slow;
+mod otlp_logs;
 mod pg_activity;
 mod pgbouncer_show;
 mod postgres_csvlog;
@@ -101,6 +103,8 @@ pub fn extractor(format: &Format) -> Option<Box<dyn Extractor>> {
         DefinitionKind::K8sPodStatus => Box::<k8s_pod::PodStatus>::default(),
         DefinitionKind::ArgocdHistory => Box::new(argocd::History),
         DefinitionKind::Columns => Box::new(columns::Columns::new(def)),
+        DefinitionKind::MysqlSlow => Box::<mysql_slow::SlowLog>::default(),
+        DefinitionKind::OtlpLogs => Box::new(otlp_logs::Otlp::new(def)),
         DefinitionKind::PostgresLog => Box::new(postgres_log::PostgresLog::new(format)),
     })
 }
