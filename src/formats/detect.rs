@@ -363,6 +363,21 @@ mod tests {
         assert!(!is_array_index("") && !is_array_index("log"));
     }
 
+    /// Regression: a Splunk XML export of statistics rows only (no `_raw`,
+    /// no `_time`) is Splunk's, its rows skipped by the `skip` rule, and not
+    /// refused as no format.
+    #[test]
+    fn a_splunk_xml_export_of_statistics_rows_is_recognised() {
+        let cat = Catalogue::builtin().expect("catalogue");
+        let head: Vec<String> = "<results preview='1'>\n<meta>\n<fieldOrder>\n<field>count</field>\n</fieldOrder>\n</meta>\n\t<result offset='0'>\n\t\t<field k='count'>\n\t\t\t<value><text>54</text></value>\n\t\t</field>\n\t</result>\n</results>"
+            .lines()
+            .map(str::to_string)
+            .collect();
+        let (det, scores) = detect(&cat, &head);
+        let det = det.unwrap_or_else(|| panic!("refused: {scores:?}"));
+        assert_eq!(cat.formats[det.format].name(), "splunk_results_xml");
+    }
+
     #[test]
     fn pretty_printed_json_is_read_as_documents() {
         let head = vec!["{".to_string(), "  \"a\": 1".to_string(), "}".to_string()];
