@@ -165,7 +165,7 @@ proptest! {
             .map(|(_, (_, e))| e.clone())
             .collect::<Vec<_>>();
         let line = format!("{line_prefix}ERROR:  {message}");
-        let source = compile(&prefix_full).map_err(|e| TestCaseError::fail(e))?;
+        let source = compile(&prefix_full).map_err(TestCaseError::fail)?;
         let pattern = Pattern::compile(&source)
             .map_err(|_| TestCaseError::fail(format!("{prefix_full} does not compile")))?;
         let fields = pattern.read(&line);
@@ -251,7 +251,7 @@ proptest! {
             line.push_str(value);
             line.push_str(close);
         }
-        let t = Template::compile(&template).map_err(|e| TestCaseError::fail(e))?;
+        let t = Template::compile(&template).map_err(TestCaseError::fail)?;
         let fields = t.match_line(&line);
         prop_assert!(fields.is_some(), "{template:?} does not read {line:?}");
         let fields = fields.unwrap_or_default();
