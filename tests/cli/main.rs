@@ -6,6 +6,7 @@ mod changes;
 mod commands;
 mod corpus;
 mod envelopes;
+mod families;
 mod fixture;
 mod patterns;
 mod samples;
