@@ -670,6 +670,16 @@ fn apply_constants(def: &Definition, fields: &mut Fields<'_>) {
             fields.set(*role, Cow::Owned(value.clone()));
         }
     }
+    if !def.levels.is_empty() || !def.duration_units.is_empty() {
+        rewrite(def, fields);
+    }
+}
+
+/// The `levels` and `duration_units` rewrites, out of line: most
+/// definitions have neither, and the per-line path stays small.
+#[cold]
+#[inline(never)]
+fn rewrite(def: &Definition, fields: &mut Fields<'_>) {
     if !def.levels.is_empty() {
         if let Some(name) = fields
             .get(Role::Level)

@@ -293,7 +293,7 @@ fn plausible(role: Role, v: &str) -> bool {
         // A user name is one word: a space means a prefix the template lacks.
         Role::User => !v.is_empty() && !v.as_bytes().contains(&b' '),
         // An address may be an X-Forwarded-For list (`10.0.0.2, 1.2.3.4`).
-        Role::Client => !v.is_empty() && spaces_only_in_lists(v),
+        Role::Client => !v.is_empty() && (!v.as_bytes().contains(&b' ') || spaces_only_in_lists(v)),
         Role::Instance => spaces_only_in_lists(v),
         _ => true,
     }
