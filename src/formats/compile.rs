@@ -13,10 +13,45 @@ use super::role::Role;
 use super::template::Template;
 
 /// A compiled regex variant: the regex and, per capture group, its role.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Pattern {
     pub regex: Regex,
     roles: Vec<(usize, Role)>,
+}
+
+/// Why a pattern does not compile.
+pub(crate) enum PatternError {
+    Regex(String),
+    /// A capture name that is no role.
+    Role(String),
+}
+
+impl Pattern {
+    /// Compile a regex whose capture names are roles (`role__2` for a
+    /// second alternative of the same role).
+    pub(crate) fn compile(raw: &str) -> Result<Pattern, PatternError> {
+        let regex = Regex::new(raw).map_err(|e| PatternError::Regex(e.to_string()))?;
+        let mut roles = Vec::new();
+        for (i, name) in regex.capture_names().enumerate() {
+            let Some(name) = name else { continue };
+            let base = name.split("__").next().unwrap_or(name);
+            let role = Role::from_name(base).ok_or_else(|| PatternError::Role(name.to_string()))?;
+            roles.push((i, role));
+        }
+        Ok(Pattern { regex, roles })
+    }
+
+    /// The fields of a line this pattern matches.
+    pub(crate) fn read<'a>(&self, line: &'a str) -> Option<Fields<'a>> {
+        let caps = self.regex.captures(line)?;
+        let mut fields = Fields::default();
+        for &(i, role) in &self.roles {
+            if let Some(m) = caps.get(i) {
+                fields.set(role, Cow::Borrowed(m.as_str()));
+            }
+        }
+        Some(fields)
+    }
 }
 
 /// A compiled, ready-to-use format.
@@ -30,6 +65,8 @@ pub struct Format {
     pub patterns: Vec<Pattern>,
     /// The generic reader, for a `generic` definition.
     pub generic: Option<Box<super::generic::Generic>>,
+    /// How many of `patterns`, at the front, were compiled from `log_line_prefixes`.
+    pub prefix_patterns: usize,
 }
 
 /// The raw text of each role in one record, before any conversion, and
@@ -122,36 +159,48 @@ impl std::fmt::Debug for Format {
 impl Format {
     /// A fresh reader for a code kind (`None` for `regex` and `json`).
     pub fn extractor(&self) -> Option<Box<dyn super::kinds::Extractor>> {
-        super::kinds::extractor(&self.def)
+        super::kinds::extractor(self)
     }
 
     /// Compile a definition read from `file` whose text is `text`.
     pub fn compile(mut def: Definition, file: &str, text: &str) -> Result<Format, FormatError> {
         let src = || NamedSource::new(file, text.to_string());
         let mut patterns = Vec::new();
-        for (index, raw) in def.patterns.iter().enumerate() {
-            let regex = Regex::new(raw).map_err(|e| FormatError::BadRegex {
+        // PostgreSQL prefixes first: each is one known configuration, more
+        // specific than the variants written by hand after them.
+        for raw in &def.log_line_prefixes {
+            let invalid = |message: String| FormatError::Invalid {
                 file: file.to_string(),
-                name: def.name.clone(),
-                index,
-                message: e.to_string(),
+                message: format!("log_line_prefix `{raw}`: {message}"),
                 src: src(),
                 span: span_of(text, raw),
+            };
+            let source = super::pg_prefix::compile(raw).map_err(invalid)?;
+            let p = Pattern::compile(&source).map_err(|e| match e {
+                PatternError::Regex(m) | PatternError::Role(m) => invalid(m),
             })?;
-            let mut roles = Vec::new();
-            for (i, name) in regex.capture_names().enumerate() {
-                let Some(name) = name else { continue };
-                // `_2` suffixes let one role appear in several alternatives.
-                let base = name.split("__").next().unwrap_or(name);
-                let role = Role::from_name(base).ok_or_else(|| FormatError::UnknownRole {
+            patterns.push(p);
+        }
+        let prefix_patterns = patterns.len();
+        for (index, raw) in def.patterns.iter().enumerate() {
+            // `_2` suffixes let one role appear in several alternatives.
+            let p = Pattern::compile(raw).map_err(|e| match e {
+                PatternError::Regex(message) => FormatError::BadRegex {
                     file: file.to_string(),
-                    role: name.to_string(),
+                    name: def.name.clone(),
+                    index,
+                    message,
                     src: src(),
+                    span: span_of(text, raw),
+                },
+                PatternError::Role(name) => FormatError::UnknownRole {
+                    file: file.to_string(),
                     span: span_of(text, &format!("<{name}>")),
-                })?;
-                roles.push((i, role));
-            }
-            patterns.push(Pattern { regex, roles });
+                    role: name,
+                    src: src(),
+                },
+            })?;
+            patterns.push(p);
         }
         let mut templates = Vec::new();
         for raw in &def.templates {
@@ -178,15 +227,21 @@ impl Format {
             span: (0, 0).into(),
         };
         match def.kind {
-            DefinitionKind::Regex if patterns.is_empty() && templates.is_empty() => {
+            DefinitionKind::Regex | DefinitionKind::PostgresLog
+                if patterns.is_empty() && templates.is_empty() =>
+            {
                 return Err(invalid(
-                    "a `regex` definition needs `patterns` or `templates`".into(),
+                    "a `regex` definition needs `patterns`, `templates` or `log_line_prefixes`"
+                        .into(),
                 ))
             }
             DefinitionKind::Json | DefinitionKind::Envelope
                 if def.fields.is_empty() && patterns.is_empty() =>
             {
                 return Err(invalid("a `json` definition needs `fields`".into()))
+            }
+            DefinitionKind::Columns if def.columns.is_none() => {
+                return Err(invalid("a `columns` definition needs `columns`".into()))
             }
             DefinitionKind::Logfmt if def.fields.is_empty() => {
                 return Err(invalid("a `logfmt` definition needs `fields`".into()))
@@ -220,6 +275,7 @@ impl Format {
             templates,
             patterns,
             generic,
+            prefix_patterns,
         })
     }
 
@@ -296,19 +352,9 @@ impl Format {
     }
 
     fn match_patterns<'a>(&self, line: &'a str) -> Option<Fields<'a>> {
-        for p in &self.patterns {
-            if let Some(caps) = p.regex.captures(line) {
-                let mut fields = Fields::default();
-                for &(i, role) in &p.roles {
-                    if let Some(m) = caps.get(i) {
-                        fields.set(role, Cow::Borrowed(m.as_str()));
-                    }
-                }
-                apply_constants(&self.def, &mut fields);
-                return Some(fields);
-            }
-        }
-        None
+        let mut fields = self.patterns.iter().find_map(|p| p.read(line))?;
+        apply_constants(&self.def, &mut fields);
+        Some(fields)
     }
 
     /// The reason a matching record is skipped by one of the definition's
@@ -661,10 +707,40 @@ fn pairs_object(record: &Value) -> Option<Value> {
     Some(Value::Object(object))
 }
 
+/// Constants for roles the record left empty, then the definition's
+/// `levels` and `duration_units` rewrites.
 fn apply_constants(def: &Definition, fields: &mut Fields<'_>) {
     for (role, value) in &def.constants {
         if !fields.has(*role) {
             fields.set(*role, Cow::Owned(value.clone()));
+        }
+    }
+    if !def.levels.is_empty() || !def.duration_units.is_empty() {
+        rewrite(def, fields);
+    }
+}
+
+/// The `levels` and `duration_units` rewrites, out of line: most
+/// definitions have neither, and the per-line path stays small.
+#[cold]
+#[inline(never)]
+fn rewrite(def: &Definition, fields: &mut Fields<'_>) {
+    if !def.levels.is_empty() {
+        if let Some(name) = fields
+            .get(Role::Level)
+            .and_then(|l| def.levels.get(l.trim()))
+        {
+            fields.set(Role::Level, Cow::Owned(name.clone()));
+        }
+    }
+    if !def.duration_units.is_empty() {
+        let rewritten = fields.get(Role::Duration).and_then(|d| {
+            let (number, word) = d.trim().split_once(' ')?;
+            let unit = def.duration_units.get(word.trim())?;
+            Some(format!("{number}{}", unit.suffix()))
+        });
+        if let Some(d) = rewritten {
+            fields.set(Role::Duration, Cow::Owned(d));
         }
     }
 }

@@ -42,6 +42,17 @@ pub enum DefinitionKind {
     ElbTargetHealth,
     K8sPodStatus,
     ArgocdHistory,
+    /// A table whose header names the columns (W3C `#Fields:`, `helm
+    /// history`): each row read as the object its header names (`kinds/columns.rs`).
+    Columns,
+    /// MySQL's slow query log: header lines, then the statement (`kinds/mysql_slow.rs`).
+    MysqlSlow,
+    /// OpenTelemetry OTLP/JSON logs: `resourceLogs` -> `scopeLogs` ->
+    /// `logRecords`, attributes by dotted name for `fields` (`kinds/otlp_logs.rs`).
+    OtlpLogs,
+    /// PostgreSQL's stderr log: `log_line_prefixes` and `patterns`, and a
+    /// prefix inferred from the lines when neither reads them (`kinds/postgres_log.rs`).
+    PostgresLog,
 }
 
 impl DefinitionKind {
@@ -65,6 +76,10 @@ impl DefinitionKind {
             DefinitionKind::ElbTargetHealth => "elb_target_health",
             DefinitionKind::K8sPodStatus => "k8s_pod_status",
             DefinitionKind::ArgocdHistory => "argocd_history",
+            DefinitionKind::PostgresLog => "postgres_log",
+            DefinitionKind::Columns => "columns",
+            DefinitionKind::MysqlSlow => "mysql_slow",
+            DefinitionKind::OtlpLogs => "otlp_logs",
         }
     }
 }
@@ -102,6 +117,16 @@ pub enum DurationUnit {
 }
 
 impl DurationUnit {
+    /// How a duration in this unit is written after its number (`18ms`).
+    pub fn suffix(self) -> &'static str {
+        match self {
+            DurationUnit::S => "s",
+            DurationUnit::Ms => "ms",
+            DurationUnit::Us => "us",
+            DurationUnit::Ns => "ns",
+        }
+    }
+
     pub fn to_ms(self, v: f64) -> f64 {
         match self {
             DurationUnit::S => v * 1000.0,
@@ -163,6 +188,13 @@ pub struct Definition {
     /// before `patterns` as a fast path (see `template.rs`).
     #[serde(default)]
     pub templates: Vec<String>,
+    /// PostgreSQL `log_line_prefix` values, each compiled to a pattern
+    /// tried before `patterns` (see `pg_prefix.rs`).
+    #[serde(default)]
+    pub log_line_prefixes: Vec<String>,
+    /// `columns`: where the header is and how cells are separated.
+    #[serde(default)]
+    pub columns: Option<super::kinds::ColumnsSpec>,
     /// `json`: role -> keys to try in order (`a.b` is a literal dotted key
     /// first, then a nested path).
     #[serde(default)]
@@ -208,6 +240,14 @@ pub struct Definition {
     /// Fixed values for roles the source does not write (e.g. `level`).
     #[serde(default)]
     pub constants: BTreeMap<Role, String>,
+    /// A level as the source writes it -> a level name (Redis's `#` is a
+    /// warning, MongoDB's `D2` a debug line).
+    #[serde(default)]
+    pub levels: BTreeMap<String, String>,
+    /// A unit word written after a duration -> `s`, `ms`, `us` or `ns`
+    /// (uWSGI's `129 msecs`, `68 micros`).
+    #[serde(default)]
+    pub duration_units: BTreeMap<String, DurationUnit>,
     /// `json`: role -> a template written from several keys of the record
     /// (`"{ref} at {sha}[ by {creator.login}]"`, see `compose.rs`); used
     /// when `fields` gives the role no value.

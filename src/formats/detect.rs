@@ -219,4 +219,48 @@ mod tests {
             }
         }
     }
+
+    /// Regression: a Splunk XML export of statistics rows only (no `_raw`,
+    /// no `_time`) is Splunk's, its rows skipped by the `skip` rule, and not
+    /// refused as no format.
+    #[test]
+    fn a_splunk_xml_export_of_statistics_rows_is_recognised() {
+        let cat = Catalogue::builtin().expect("catalogue");
+        let head: Vec<String> = "<results preview='1'>\n<meta>\n<fieldOrder>\n<field>count</field>\n</fieldOrder>\n</meta>\n\t<result offset='0'>\n\t\t<field k='count'>\n\t\t\t<value><text>54</text></value>\n\t\t</field>\n\t</result>\n</results>"
+            .lines()
+            .map(str::to_string)
+            .collect();
+        let (det, scores) = detect(&cat, &head);
+        let det = det.unwrap_or_else(|| panic!("refused: {scores:?}"));
+        assert_eq!(cat.formats[det.format].name(), "splunk_results_xml");
+    }
+
+    #[test]
+    fn pretty_printed_json_is_read_as_documents() {
+        let head = vec!["{".to_string(), "  \"a\": 1".to_string(), "}".to_string()];
+        assert_eq!(record_mode(&head), RecordMode::Documents);
+        assert_eq!(record_mode(&["{\"a\":1}".to_string()]), RecordMode::Lines);
+        // A document cut short by the head is still one.
+        assert_eq!(record_mode(&head[..2]), RecordMode::Documents);
+    }
+
+    /// Regression: Envoy and Apache error lines, Fluent Bit's stdout and
+    /// journalctl's monotonic lines start with `[` and were taken for
+    /// pretty-printed JSON.
+    #[test]
+    fn log_lines_that_start_with_a_bracket_are_lines() {
+        for first in [
+            "[2026-10-01T07:58:06.113Z] \"GET / HTTP/1.1\" 200 - 0 2 1 1 \"-\" \"curl/8\"",
+            "[Thu Oct 01 07:58:06.113 2026] [core:error] [pid 7] AH00135: Invalid method",
+            "[01/Oct/2026:07:58:06 +0000] [php:warn] [pid 7] warning",
+            "[0] api.app: [1790841486.113456, {\"log\"=>\"pool timeout\"}]",
+            "[   20.888224] node-3 systemd[1]: Started api.service.",
+        ] {
+            assert_eq!(
+                record_mode(&[first.to_string()]),
+                RecordMode::Lines,
+                "{first}"
+            );
+        }
+    }
 }

@@ -20,12 +20,16 @@ pub mod generic;
 mod kinds;
 mod lazy_json;
 mod mismatch;
+mod pg_infer;
+mod pg_prefix;
 mod role;
 mod rules;
 pub mod scaling;
 mod score;
 pub mod tabular;
 mod template;
+#[cfg(test)]
+mod template_props;
 mod versions;
 
 pub use catalogue::{load_definition, Catalogue, CatalogueError};

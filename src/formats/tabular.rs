@@ -1,6 +1,6 @@
 //! Envelopes that are not JSON: a CSV export with a header (Splunk
-//! `output_mode=csv`, Kibana Discover "Generate CSV") or Splunk's XML
-//! results. Each row becomes the JSON object it stands for, so that
+//! `output_mode=csv`, Kibana Discover "Generate CSV"; rows by `csv_rows.rs`)
+//! or Splunk's XML results (by `quick-xml`). Each row becomes the JSON object it stands for, so that
 //! `require`, `fields` and `skip` read it as they read a JSON record.
 //!
 //! In: the whole text of an input. Out: one [`Row`] per record, with the
@@ -108,148 +108,110 @@ fn csv(text: &str) -> Table {
     t
 }
 
+/// Splunk's XML results, read by `quick-xml`: a `<result>` is a row, each
+/// `<field k='name'>` a key, its `<value><text>` (several for a multivalue
+/// field) or `_raw`'s `<v xml:space='preserve'>` the value; tags inside a
+/// value (`<sg>` highlights) are dropped and their text kept.
 fn splunk_xml(text: &str) -> Table {
+    use quick_xml::events::Event;
     let mut t = Table::default();
-    // Lines are counted as the scan moves on, not from the start each time.
+    // Lines are counted as the reader moves on, not from the start each time.
     let (mut counted_to, mut line) = (0usize, 1u64);
     let mut line_of = |offset: usize| {
+        let offset = offset.min(text.len()).max(counted_to);
         line += memchr::memchr_iter(b'\n', &text.as_bytes()[counted_to..offset]).count() as u64;
         counted_to = offset;
         line
     };
-    let mut pos = 0;
-    while let Some(k) = find_tag(&text[pos..], "result") {
-        let open = pos + k;
-        let Some(close) = text[open..].find("</result>").map(|c| open + c) else {
-            t.bad.push((line_of(open), "a <result> without its end"));
-            break;
+    let mut reader = quick_xml::Reader::from_str(text);
+    let mut row: Option<(u64, Map<String, Value>)> = None;
+    let mut field: Option<(String, Vec<String>)> = None;
+    let mut value: Option<String> = None;
+    loop {
+        let at = reader.buffer_position() as usize;
+        let event = match reader.read_event() {
+            Ok(e) => e,
+            Err(_) => {
+                t.bad.push((line_of(at), "not well-formed XML"));
+                break;
+            }
         };
-        let body = &text[open..close];
-        let mut object = Map::new();
-        let mut rest = body;
-        while let Some(f) = find_tag(rest, "field") {
-            let field = &rest[f..];
-            let end = field.find("</field>").unwrap_or(field.len());
-            let (tag, inner) = field[..end].split_once('>').unwrap_or((&field[..end], ""));
-            if let Some(name) = attribute(tag, "k") {
-                let values = values_of(inner);
-                if !values.is_empty() {
-                    object.insert(name, Value::String(values.join("\n")));
+        match event {
+            Event::Start(e) => match e.name().as_ref() {
+                b"result" => row = Some((line_of(at), Map::new())),
+                b"field" if row.is_some() => {
+                    field = e
+                        .try_get_attribute("k")
+                        .ok()
+                        .flatten()
+                        .and_then(|a| a.unescape_value().ok())
+                        .map(|k| (k.into_owned(), Vec::new()));
+                }
+                b"text" | b"v" if field.is_some() => value = Some(String::new()),
+                _ => {}
+            },
+            Event::Text(e) => {
+                if let (Some(v), Ok(s)) = (value.as_mut(), e.decode()) {
+                    v.push_str(&s);
                 }
             }
-            rest = &field[end..];
-        }
-        t.rows.push(Row {
-            line: line_of(open),
-            lines: 1,
-            value: Value::Object(object),
-        });
-        pos = close + "</result>".len();
-    }
-    t
-}
-
-/// Where `<name` opens a tag (`<result>`, `<result offset='0'>`), not a
-/// longer name (`<results>`).
-fn find_tag(text: &str, name: &str) -> Option<usize> {
-    let open = format!("<{name}");
-    let mut from = 0;
-    while let Some(k) = text[from..].find(&open) {
-        let at = from + k;
-        match text[at + open.len()..].chars().next() {
-            Some('>' | ' ' | '\t' | '\n' | '\r' | '/') => return Some(at),
-            _ => from = at + open.len(),
-        }
-    }
-    None
-}
-
-/// An attribute of a start tag, quoted with `'` or `"`.
-fn attribute(tag: &str, name: &str) -> Option<String> {
-    for quote in ['\'', '"'] {
-        let key = format!(" {name}={quote}");
-        if let Some(k) = tag.find(&key) {
-            let value = &tag[k + key.len()..];
-            let end = value.find(quote)?;
-            return Some(unescape(&value[..end]));
-        }
-    }
-    None
-}
-
-/// The values of a field: `<value><text>..</text></value>` (several for a
-/// multivalue field) or `_raw`'s `<v xml:space='preserve'>..</v>`, whose
-/// highlight tags (`<sg>`) are dropped.
-fn values_of(inner: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    for tag in ["text", "v"] {
-        let mut rest = inner;
-        while let Some(k) = find_tag(rest, tag) {
-            let after = &rest[k..];
-            let Some(gt) = after.find('>') else { break };
-            let body = &after[gt + 1..];
-            let close = format!("</{tag}>");
-            let end = body.find(&close).unwrap_or(body.len());
-            out.push(unescape(&strip_tags(&body[..end])));
-            rest = &body[end..];
-        }
-        if !out.is_empty() {
-            break;
-        }
-    }
-    out
-}
-
-fn strip_tags(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut in_tag = false;
-    for c in text.chars() {
-        match c {
-            '<' => in_tag = true,
-            '>' if in_tag => in_tag = false,
-            _ if !in_tag => out.push(c),
+            Event::CData(e) => {
+                if let (Some(v), Ok(s)) = (value.as_mut(), e.decode()) {
+                    v.push_str(&s);
+                }
+            }
+            Event::GeneralRef(r) => {
+                if let Some(v) = value.as_mut() {
+                    match (r.resolve_char_ref(), r.decode()) {
+                        (Ok(Some(c)), _) => v.push(c),
+                        (_, Ok(name)) => match &*name {
+                            "lt" => v.push('<'),
+                            "gt" => v.push('>'),
+                            "amp" => v.push('&'),
+                            "quot" => v.push('"'),
+                            "apos" => v.push('\''),
+                            other => {
+                                v.push('&');
+                                v.push_str(other);
+                                v.push(';');
+                            }
+                        },
+                        _ => {}
+                    }
+                }
+            }
+            Event::End(e) => match e.name().as_ref() {
+                b"text" | b"v" => {
+                    if let (Some(v), Some((_, values))) = (value.take(), field.as_mut()) {
+                        values.push(v);
+                    }
+                }
+                b"field" => {
+                    if let (Some((k, values)), Some((_, object))) = (field.take(), row.as_mut()) {
+                        if !values.is_empty() {
+                            object.insert(k, Value::String(values.join("\n")));
+                        }
+                    }
+                }
+                b"result" => {
+                    if let Some((line, object)) = row.take() {
+                        t.rows.push(Row {
+                            line,
+                            lines: 1,
+                            value: Value::Object(object),
+                        });
+                    }
+                }
+                _ => {}
+            },
+            Event::Eof => break,
             _ => {}
         }
     }
-    out
-}
-
-/// XML's five entities and numeric references.
-fn unescape(text: &str) -> String {
-    if !text.contains('&') {
-        return text.to_string();
+    if let Some((line, _)) = row {
+        t.bad.push((line, "a <result> without its end"));
     }
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(k) = rest.find('&') {
-        out.push_str(&rest[..k]);
-        let after = &rest[k..];
-        let end = after.find(';').filter(|e| *e <= 10);
-        let decoded = end.and_then(|e| match &after[1..e] {
-            "lt" => Some('<'),
-            "gt" => Some('>'),
-            "amp" => Some('&'),
-            "quot" => Some('"'),
-            "apos" => Some('\''),
-            n => n
-                .strip_prefix("#x")
-                .and_then(|h| u32::from_str_radix(h, 16).ok())
-                .or_else(|| n.strip_prefix('#').and_then(|d| d.parse().ok()))
-                .and_then(char::from_u32),
-        });
-        match (decoded, end) {
-            (Some(c), Some(e)) => {
-                out.push(c);
-                rest = &after[e + 1..];
-            }
-            _ => {
-                out.push('&');
-                rest = &after[1..];
-            }
-        }
-    }
-    out.push_str(rest);
-    out
+    t
 }
 
 #[cfg(test)]
@@ -293,9 +255,10 @@ mod tests {
             let t = read(Syntax::SplunkXml, text);
             assert!(t.rows.len() <= 1, "{text}");
         }
-        assert_eq!(
-            unescape("a &amp; &#65; &#x42; &bogus b"),
-            "a & A B &bogus b"
+        let t = read(
+            Syntax::SplunkXml,
+            "<result><field k='a'><value><text>a &amp; &#65; &#x42; b</text></value></field></result>",
         );
+        assert_eq!(t.rows[0].value["a"], "a & A B b");
     }
 }

@@ -273,6 +273,14 @@ fn find_unescaped_quote(s: &str, rest: &str) -> Option<usize> {
     None
 }
 
+/// Lists (`a, b`, `a : b`) are fine; a bare space means the cut went wrong.
+fn spaces_only_in_lists(v: &str) -> bool {
+    v.bytes()
+        .enumerate()
+        .filter(|(_, b)| *b == b' ')
+        .all(|(i, _)| i > 0 && matches!(v.as_bytes()[i - 1], b',' | b':'))
+}
+
 /// Cheap shape checks, so a template does not read lines of another format.
 fn plausible(role: Role, v: &str) -> bool {
     match role {
@@ -282,14 +290,11 @@ fn plausible(role: Role, v: &str) -> bool {
             v == "-" || (!v.is_empty() && v.bytes().all(|b| b.is_ascii_digit() || b == b'.'))
         }
         Role::Ts => !v.is_empty() && v.bytes().any(|b| b.is_ascii_digit()),
-        // An address or a user name is one word: a space means a prefix the template lacks.
-        Role::Client | Role::User => !v.is_empty() && !v.as_bytes().contains(&b' '),
-        // Lists (`a, b`, `a : b`) are fine; a bare space means the cut went wrong.
-        Role::Instance => v
-            .bytes()
-            .enumerate()
-            .filter(|(_, b)| *b == b' ')
-            .all(|(i, _)| i > 0 && matches!(v.as_bytes()[i - 1], b',' | b':')),
+        // A user name is one word: a space means a prefix the template lacks.
+        Role::User => !v.is_empty() && !v.as_bytes().contains(&b' '),
+        // An address may be an X-Forwarded-For list (`10.0.0.2, 1.2.3.4`).
+        Role::Client => !v.is_empty() && (!v.as_bytes().contains(&b' ') || spaces_only_in_lists(v)),
+        Role::Instance => spaces_only_in_lists(v),
         _ => true,
     }
 }

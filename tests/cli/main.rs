@@ -7,6 +7,7 @@ mod charts;
 mod commands;
 mod corpus;
 mod envelopes;
+mod families;
 mod fixture;
 mod patterns;
 mod samples;

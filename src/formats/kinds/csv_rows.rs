@@ -1,12 +1,17 @@
-//! RFC 4180 rows for the CSV kinds: physical lines are joined while a quoted
-//! field is open (a quoted cell may hold newlines, even blank lines), then
-//! split into cells, `""` being a quote inside quotes.
+//! RFC 4180 rows for the CSV kinds, read by `csv-core` (the parser of the
+//! `csv` crate, fed a line at a time): physical lines are joined while a
+//! quoted field is open (a quoted cell may hold newlines, even blank
+//! lines), then split into cells, `""` being a quote inside quotes. Like
+//! the `csv` crate, a quote inside an unquoted cell is text, text after a
+//! closing quote stays in the cell, and an unterminated quote runs to the
+//! end of the row.
 //!
 //! ```text
 //! 60,"X        -> (open)
 //! Y",true      -> row `60,"X\nY",true` -> ["60", "X\nY", "true"]
 //! ```
 
+use csv_core::{ReadRecordResult, Reader, ReaderBuilder};
 use std::borrow::Cow;
 
 use super::Skip;
@@ -19,6 +24,8 @@ const MAX_ROW_LINES: usize = 1000;
 pub struct Rows {
     pending: Option<String>,
     lines: usize,
+    /// The parser's state across the lines of an open row.
+    reader: Option<Reader>,
 }
 
 impl Rows {
@@ -30,23 +37,23 @@ impl Rows {
     /// Feed one physical line: the complete row, or `None` while a quoted
     /// field stays open.
     pub fn push<'a>(&mut self, line: &'a str) -> Result<Option<Cow<'a, str>>, Skip> {
+        let reader = self.reader.get_or_insert_with(Reader::new);
+        let complete = ends_row(reader, line);
         match self.pending.take() {
+            None if complete => Ok(Some(Cow::Borrowed(line))),
             None => {
-                if quotes_balanced(line) {
-                    Ok(Some(Cow::Borrowed(line)))
-                } else {
-                    self.pending = Some(line.to_string());
-                    self.lines = 1;
-                    Ok(None)
-                }
+                self.pending = Some(line.to_string());
+                self.lines = 1;
+                Ok(None)
             }
             Some(mut row) => {
                 row.push('\n');
                 row.push_str(line);
                 self.lines += 1;
-                if quotes_balanced(&row) {
+                if complete {
                     Ok(Some(Cow::Owned(row)))
                 } else if self.lines >= MAX_ROW_LINES {
+                    self.reader = None;
                     Err("unterminated quoted CSV field")
                 } else {
                     self.pending = Some(row);
@@ -57,94 +64,69 @@ impl Rows {
     }
 }
 
-/// An even number of quotes: every quoted field is closed (`""` counts twice).
-fn quotes_balanced(text: &str) -> bool {
-    text.bytes().filter(|b| *b == b'"').count() % 2 == 0
+/// Feed a line and its newline to the parser: whether that ends the row
+/// (a quoted field left open asks for more input).
+fn ends_row(reader: &mut Reader, line: &str) -> bool {
+    let mut out = [0u8; 1024];
+    let mut ends = [0usize; 64];
+    for mut input in [line.as_bytes(), b"\n"] {
+        // An empty slice would tell the parser the input is over.
+        if input.is_empty() {
+            continue;
+        }
+        loop {
+            let (res, nin, _, _) = reader.read_record(input, &mut out, &mut ends);
+            input = &input[nin..];
+            match res {
+                ReadRecordResult::Record | ReadRecordResult::End => return true,
+                ReadRecordResult::InputEmpty => break,
+                // The cells are not kept here: only where the row ends matters.
+                ReadRecordResult::OutputFull | ReadRecordResult::OutputEndsFull => {}
+            }
+        }
+    }
+    false
 }
 
-/// The cells of one complete comma-separated row. Quoted cells lose their
-/// quotes; a cell borrows from the row unless it held an escaped quote.
+/// The cells of one complete comma-separated row.
 pub fn split(row: &str) -> Vec<Cow<'_, str>> {
     split_on(row, ',')
 }
 
 /// [`split`] with another delimiter (Excel-compatible exports use a tab).
 pub fn split_on(row: &str, delimiter: char) -> Vec<Cow<'_, str>> {
-    let mut cells = Vec::new();
-    let mut rest = row;
+    let mut reader = ReaderBuilder::new()
+        .delimiter(u8::try_from(delimiter).unwrap_or(b','))
+        .build();
+    let mut out = vec![0u8; row.len() + 1];
+    let mut ends = vec![0usize; 16];
+    let (mut nout, mut nend) = (0, 0);
+    let mut input = row.as_bytes();
     loop {
-        if let Some(body) = rest.strip_prefix('"') {
-            let (cell, after) = quoted(body);
-            // Anything between the closing quote and the delimiter is kept (lenient).
-            match after.find(delimiter) {
-                Some(k) => {
-                    cells.push(join(cell, &after[..k]));
-                    rest = &after[k + 1..];
-                }
-                None => {
-                    cells.push(join(cell, after));
-                    return cells;
-                }
-            }
-        } else {
-            match rest.find(delimiter) {
-                Some(k) => {
-                    cells.push(Cow::Borrowed(&rest[..k]));
-                    rest = &rest[k + 1..];
-                }
-                None => {
-                    cells.push(Cow::Borrowed(rest));
-                    return cells;
-                }
-            }
+        let (res, nin, o, e) = reader.read_record(input, &mut out[nout..], &mut ends[nend..]);
+        input = &input[nin..];
+        nout += o;
+        nend += e;
+        match res {
+            // No more input: an empty slice tells the parser the row is over.
+            ReadRecordResult::InputEmpty => input = &[],
+            ReadRecordResult::OutputFull => out.resize(out.len() * 2, 0),
+            ReadRecordResult::OutputEndsFull => ends.resize(ends.len() * 2, 0),
+            ReadRecordResult::Record | ReadRecordResult::End => break,
         }
     }
-}
-
-/// A quoted cell's text (after the opening quote) and what follows its
-/// closing quote.
-fn quoted(body: &str) -> (Cow<'_, str>, &str) {
-    let mut out: Option<String> = None;
+    if nend == 0 {
+        return vec![Cow::Borrowed("")];
+    }
     let mut start = 0;
-    loop {
-        match body[start..].find('"') {
-            None => {
-                // Unterminated: the rest is the cell.
-                return match out {
-                    Some(mut s) => {
-                        s.push_str(&body[start..]);
-                        (Cow::Owned(s), "")
-                    }
-                    None => (Cow::Borrowed(body), ""),
-                };
-            }
-            Some(k) => {
-                let end = start + k;
-                if body[end + 1..].starts_with('"') {
-                    let s = out.get_or_insert_with(String::new);
-                    s.push_str(&body[start..=end]);
-                    start = end + 2;
-                } else {
-                    let cell = match out {
-                        Some(mut s) => {
-                            s.push_str(&body[start..end]);
-                            Cow::Owned(s)
-                        }
-                        None => Cow::Borrowed(&body[..end]),
-                    };
-                    return (cell, &body[end + 1..]);
-                }
-            }
-        }
-    }
-}
-
-fn join<'a>(cell: Cow<'a, str>, tail: &'a str) -> Cow<'a, str> {
-    if tail.is_empty() {
-        cell
-    } else {
-        Cow::Owned(format!("{cell}{tail}"))
-    }
+    ends[..nend]
+        .iter()
+        .map(|&end| {
+            let cell = String::from_utf8_lossy(&out[start..end]).into_owned();
+            start = end;
+            Cow::Owned(cell)
+        })
+        .collect()
 }
 
 #[cfg(test)]

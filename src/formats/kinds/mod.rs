@@ -11,6 +11,7 @@
 mod argocd;
 mod capture;
 mod cloudwatch;
+mod columns;
 pub(crate) mod csv_rows;
 mod datadog;
 mod ecs;
@@ -19,18 +20,23 @@ mod heroku;
 mod k8s_pod;
 mod logfmt;
 mod metrics_csv;
+mod mysql_slow;
+mod otlp_logs;
 mod pg_activity;
 mod pgbouncer_show;
 mod postgres_csvlog;
+mod postgres_log;
 mod prometheus;
 mod prometheus_text;
 
 use serde_json::Value;
 use std::borrow::Cow;
 
-use super::compile::Fields;
-use super::definition::{Definition, DefinitionKind};
+use super::compile::{Fields, Format};
+use super::definition::DefinitionKind;
 use super::role::Role;
+
+pub use columns::ColumnsSpec;
 
 /// Why a line or document gave no record.
 pub type Skip = &'static str;
@@ -78,7 +84,8 @@ pub trait Extractor: Send {
 
 /// The extractor of a code kind, or `None` for the data-driven kinds
 /// (`regex`, `json`), which the format reads itself.
-pub fn extractor(def: &Definition) -> Option<Box<dyn Extractor>> {
+pub fn extractor(format: &Format) -> Option<Box<dyn Extractor>> {
+    let def = &format.def;
     Some(match def.kind {
         DefinitionKind::Regex
         | DefinitionKind::Json
@@ -98,6 +105,10 @@ pub fn extractor(def: &Definition) -> Option<Box<dyn Extractor>> {
         DefinitionKind::ElbTargetHealth => Box::<elb::TargetHealth>::default(),
         DefinitionKind::K8sPodStatus => Box::<k8s_pod::PodStatus>::default(),
         DefinitionKind::ArgocdHistory => Box::new(argocd::History),
+        DefinitionKind::Columns => Box::new(columns::Columns::new(def)),
+        DefinitionKind::MysqlSlow => Box::<mysql_slow::SlowLog>::default(),
+        DefinitionKind::OtlpLogs => Box::new(otlp_logs::Otlp::new(def)),
+        DefinitionKind::PostgresLog => Box::new(postgres_log::PostgresLog::new(format)),
     })
 }
 

@@ -1,6 +1,6 @@
 //! PgBouncer admin console tables as psql prints them (`SHOW POOLS;`,
-//! `SHOW STATS;`, also under `\watch`) -> one metric record per numeric
-//! cell of each row.
+//! `SHOW STATS;`, `SHOW DATABASES;`, `SHOW USERS;`, also under `\watch`)
+//! -> one metric record per numeric cell of each row.
 //!
 //! Lines: the psql prompt with the command, a capture-time line (see
 //! `capture.rs`: a `\watch` title, `-- captured at ...`, a `date` line), the
@@ -43,8 +43,29 @@ const MARKERS: [&str; 8] = [
     "avg_query_time",
 ];
 
-/// Text columns: labels, never samples.
-const LABEL_COLUMNS: [&str; 4] = ["database", "user", "pool_mode", "force_user"];
+/// Text columns (and a port): labels, never samples.
+const LABEL_COLUMNS: [&str; 7] = [
+    "database",
+    "user",
+    "pool_mode",
+    "force_user",
+    "name",
+    "host",
+    "port",
+];
+
+/// Whether a row of cells is the header of a PgBouncer table: SHOW POOLS
+/// and SHOW STATS (`database` and one of their columns), SHOW DATABASES
+/// (`name host port database ... pool_size`), SHOW USERS (`name` first,
+/// `pool_mode`, no `host`).
+fn is_header(cells: &[&str]) -> bool {
+    let has = |c: &str| cells.contains(&c);
+    (has("database") && cells.iter().any(|c| MARKERS.contains(c)))
+        || (["name", "host", "port", "database", "pool_size"]
+            .iter()
+            .all(|c| has(c)))
+        || (cells.first() == Some(&"name") && has("pool_mode") && !has("host"))
+}
 
 #[derive(Debug, Default)]
 pub struct Show {
@@ -66,7 +87,7 @@ impl Extractor for Show {
             return Ok(Vec::new());
         }
         let cells: Vec<&str> = t.split('|').map(str::trim).collect();
-        if cells.iter().any(|c| MARKERS.contains(c)) && cells.contains(&"database") {
+        if is_header(&cells) {
             self.columns = Some(cells.iter().map(|c| c.to_string()).collect());
             return Ok(Vec::new());
         }
@@ -93,10 +114,10 @@ impl Extractor for Show {
                 values.push((name, *cell));
             }
         }
+        // The pool; SHOW DATABASES and SHOW USERS name their row in `name`.
         let pool = match (label(&labels, "database"), label(&labels, "user")) {
             (Some(d), Some(u)) => Some(format!("{d}/{u}")),
-            (Some(d), None) => Some(d.to_string()),
-            _ => None,
+            (d, _) => label(&labels, "name").or(d).map(str::to_string),
         };
         // pool_mode describes the pool; it is kept as a label but not in the series key.
         let key_labels: Vec<(Cow<str>, Cow<str>)> = labels
@@ -218,6 +239,44 @@ mod tests {
             Some("cl_waiting{database=\"orders\",user=\"app\"}")
         );
         assert_eq!(recs[1].label("pool_mode"), Some("transaction"));
+    }
+
+    /// Regression: SHOW DATABASES and SHOW USERS tables were refused.
+    #[test]
+    fn show_databases_and_show_users_tables_are_read() {
+        let mut x = Show::default();
+        let lines = [
+            "-- captured at 2026-10-01T07:58:00Z",
+            "pgbouncer=# show databases;",
+            "   name    |   host    | port | database  | force_user | pool_size | min_pool_size | reserve_pool | server_lifetime | pool_mode | max_connections | current_connections | paused | disabled",
+            "-----------+-----------+------+-----------+------------+-----------+---------------+--------------+-----------------+-----------+-----------------+---------------------+--------+----------",
+            " orders    | 10.0.2.15 | 5432 | orders    |            |        80 |             0 |            0 |            3600 |           |               0 |                  80 |      0 |        0",
+            "(1 row)",
+            "",
+            "pgbouncer=# show users;",
+            "    name    | pool_mode",
+            "------------+-----------",
+            " orders_app |",
+            " pgbouncer  | statement",
+            "(2 rows)",
+        ];
+        let mut got = Vec::new();
+        for l in lines {
+            for r in x.line(l).unwrap_or_else(|e| panic!("{l}: {e}")) {
+                got.push(format!(
+                    "{} {} {}",
+                    r.get(Role::Metric).unwrap_or("-"),
+                    r.get(Role::Value).unwrap_or("-"),
+                    r.get(Role::Instance).unwrap_or("-")
+                ));
+            }
+        }
+        assert!(
+            got.contains(&"current_connections 80 orders".to_string()),
+            "{got:?}"
+        );
+        assert!(got.iter().all(|g| !g.starts_with("port ")), "{got:?}");
+        assert_eq!(got.len(), 8, "{got:?}");
     }
 
     #[test]
