@@ -130,7 +130,21 @@ pub fn read_inputs_inspect<S: event::EventSink>(
 ) -> Result<Vec<InputStats>, Error> {
     let opts = parse_options(cat, input)?;
     let mut stats = Vec::new();
-    for (i, inp) in read::open_all(&input.inputs)?.into_iter().enumerate() {
+    let opened = read::open_each(&input.inputs)?;
+    // One input that cannot be read among several is listed with why and
+    // the others are read; alone, it is the run's error.
+    let several = opened.len() > 1;
+    let mut first_error = None;
+    for (i, inp) in opened.into_iter().enumerate() {
+        let inp = match inp {
+            Ok(inp) => inp,
+            Err(e) if several => {
+                stats.push(InputStats::unreadable(e.path().unwrap_or("?"), e.reason()));
+                first_error.get_or_insert(e);
+                continue;
+            }
+            Err(e) => return Err(e.into()),
+        };
         let path = inp.name.clone();
         let from_dir = inp.from_dir;
         let st = match inspect.as_mut() {
@@ -150,9 +164,17 @@ pub fn read_inputs_inspect<S: event::EventSink>(
                     ..InputStats::default()
                 }
             }
+            Err(ParseError::Read(e)) if several => {
+                stats.push(InputStats::unreadable(&path, e.reason()));
+                first_error.get_or_insert(e);
+                continue;
+            }
             Err(e) => return Err(e.into()),
         };
         stats.push(st);
+    }
+    if let Some(e) = first_error.filter(|_| stats.iter().all(|s| s.unreadable.is_some())) {
+        return Err(e.into());
     }
     if input.strict {
         strict_check(&stats)?;
@@ -201,7 +223,26 @@ pub fn run(cfg: &Config) -> Result<Report, Error> {
     if agg.first_ms().is_none() && agg.infra_events().is_empty() {
         warnings.push("no event in the inputs carried a usable timestamp".to_string());
     }
+    warnings.extend(input_warnings(&inputs));
     Ok(report::build(
         &agg, &analysis, &findings, &inputs, cfg.tz, warnings,
     ))
+}
+
+/// What the report must say about its inputs: one cut short, one that
+/// could not be read.
+pub fn input_warnings(inputs: &[InputStats]) -> Vec<String> {
+    let mut out = Vec::new();
+    for s in inputs {
+        if let Some(why) = &s.unreadable {
+            out.push(format!(
+                "{}: could not be read ({why}); the other inputs are analysed without it",
+                s.path
+            ));
+        }
+        if let Some(cut) = &s.cut {
+            out.push(cut.warning(&s.path));
+        }
+    }
+    out
 }

@@ -39,6 +39,8 @@ use crate::zone::Zone;
 const HEAD_LINES: usize = 200;
 /// Bad lines kept per input for `--strict` and `formats check`.
 const KEEP_BAD: usize = 5;
+/// The skip reason of a line the end of a cut input fell inside.
+pub const CUT_SHORT: &str = "cut short: the input ends inside this line";
 
 /// How to parse.
 #[derive(Clone, Debug, Default)]
@@ -114,6 +116,12 @@ pub struct InputStats {
     /// For envelopes: the format of the lines inside.
     pub inner_format: Option<String>,
     pub bad_lines: Vec<BadLine>,
+    /// Where the input stopped being readable (a `.gz` cut short): the
+    /// lines before it are read and counted.
+    pub cut: Option<crate::read::Cut>,
+    /// Why the input could not be read at all (given with others, which
+    /// are read): no lines, no format.
+    pub unreadable: Option<String>,
 }
 
 impl InputStats {
@@ -143,6 +151,26 @@ impl InputStats {
                 b.mismatch = format.mismatch(&b.text, &b.reason);
             }
         }
+    }
+
+    /// An input that could not be read at all, listed with why.
+    pub fn unreadable(path: &str, why: &str) -> InputStats {
+        InputStats {
+            path: path.to_string(),
+            format: "unreadable".to_string(),
+            unreadable: Some(why.to_string()),
+            ..InputStats::default()
+        }
+    }
+
+    /// Take the input's cut, if it has one: an unfinished last line is
+    /// counted as skipped (read in part, it could give wrong values).
+    fn settle_cut(&mut self, lines: &mut crate::read::Lines) {
+        let Some(cut) = lines.take_cut() else { return };
+        if let Some(partial) = &cut.partial {
+            self.skip(cut.line + 1, CUT_SHORT, partial);
+        }
+        self.cut = Some(cut);
     }
 
     fn merge(&mut self, o: InputStats) {
@@ -236,6 +264,13 @@ pub fn parse_input_inspect<S: EventSink>(
         }
     }
     if head_text.iter().all(|l| l.trim().is_empty()) {
+        // Cut before a line was whole: that is the error, not emptiness.
+        if let Some(cut) = lines.take_cut() {
+            return Err(ParseError::Read(crate::read::ReadError::Io {
+                path: stats.path,
+                message: format!("{} (at byte {}, before the first line ends)", cut.reason, cut.file_byte),
+            }));
+        }
         return Err(ParseError::Empty { path: stats.path });
     }
     let detection = match opts.forced {
@@ -272,6 +307,7 @@ pub fn parse_input_inspect<S: EventSink>(
             times.inspect.take(),
         )?;
         stats.invalid_utf8 = lines.invalid_utf8;
+        stats.settle_cut(&mut lines);
         stats.explain_bad_lines(format);
         return Ok(stats);
     }
@@ -325,8 +361,10 @@ pub fn parse_input_inspect<S: EventSink>(
             );
         }
     }
-    stats.invalid_utf8 = lines.invalid_utf8;
+    // The workers counted their chunks' lines; the reader counted the head's.
+    stats.invalid_utf8 += lines.invalid_utf8;
     stats.zoneless |= times.times.saw_zoneless;
+    stats.settle_cut(&mut lines);
     stats.explain_bad_lines(format);
     Ok(stats)
 }
