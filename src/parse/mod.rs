@@ -10,9 +10,11 @@
 //!   -> Event::Request(Request { ts: 07:56:52.583Z, route: "/api/v1/accounts/{id}/...", tenant: "acct-4411", .. })
 //! ```
 
+mod bad_line;
 mod console;
 mod envelope;
 mod error;
+mod json_fallback;
 mod record;
 mod route;
 mod timestamp;
@@ -74,6 +76,9 @@ pub struct BadLine {
     /// Where the line stops matching the input's format, once known
     /// (`formats/mismatch.rs`); `None`: nothing better than column 1.
     pub mismatch: Option<crate::formats::Mismatch>,
+    /// Characters of the line before `text` (a long line is shown as a
+    /// window around its column, once explained).
+    pub text_from: usize,
 }
 
 impl BadLine {
@@ -115,6 +120,9 @@ pub struct InputStats {
     pub documents: bool,
     /// For envelopes: the format of the lines inside.
     pub inner_format: Option<String>,
+    /// Records the input's format leaves that another format reads (a
+    /// structlog request line in a JSON-lines log), by that format.
+    pub read_as: BTreeMap<String, u64>,
     pub bad_lines: Vec<BadLine>,
     /// Where the input stopped being readable (a `.gz` cut short): the
     /// lines before it are read and counted.
@@ -136,8 +144,11 @@ impl InputStats {
             self.bad_lines.push(BadLine {
                 line,
                 reason: reason.to_string(),
-                text: text.chars().take(400).collect(),
+                // Whole until explained (`bad_line.rs`): an explanation
+                // never reads less than the line.
+                text: text.to_string(),
                 mismatch: None,
+                text_from: 0,
             });
         }
     }
@@ -147,9 +158,7 @@ impl InputStats {
     /// kept lines: the search compiles a DFA per pattern).
     fn explain_bad_lines(&mut self, format: &Format) {
         for b in &mut self.bad_lines {
-            if b.reason != "blank line" && !b.text.is_empty() {
-                b.mismatch = format.mismatch(&b.text, &b.reason);
-            }
+            b.explain(format);
         }
     }
 
@@ -182,6 +191,9 @@ impl InputStats {
         }
         for (k, v) in o.unplaced_by_reason {
             *self.unplaced_by_reason.entry(k).or_insert(0) += v;
+        }
+        for (k, v) in o.read_as {
+            *self.read_as.entry(k).or_insert(0) += v;
         }
         self.first_ts = [self.first_ts, o.first_ts].into_iter().flatten().min();
         self.last_ts = [self.last_ts, o.last_ts].into_iter().flatten().max();
@@ -268,7 +280,10 @@ pub fn parse_input_inspect<S: EventSink>(
         if let Some(cut) = lines.take_cut() {
             return Err(ParseError::Read(crate::read::ReadError::Io {
                 path: stats.path,
-                message: format!("{} (at byte {}, before the first line ends)", cut.reason, cut.file_byte),
+                message: format!(
+                    "{} (at byte {}, before the first line ends)",
+                    cut.reason, cut.file_byte
+                ),
             }));
         }
         return Err(ParseError::Empty { path: stats.path });
@@ -380,6 +395,8 @@ struct LineCx<'c, 'i> {
     last: Option<(Millis, Option<String>, Origin)>,
     /// Where routes are folded, line after line, without a new string each.
     route_buf: String,
+    /// The other JSON formats, for a JSON line this one leaves.
+    fallback: Option<json_fallback::JsonFallback<'c>>,
 }
 
 impl<'c, 'i> LineCx<'c, 'i> {
@@ -398,6 +415,7 @@ impl<'c, 'i> LineCx<'c, 'i> {
             times,
             last: None,
             route_buf: String::new(),
+            fallback: None,
         }
     }
 
@@ -455,10 +473,9 @@ impl<'c, 'i> LineCx<'c, 'i> {
                         self.settle(built, n, line, stats, sink);
                         return;
                     }
-                    Some(None) => {
-                        stats.skip(n, "a required field is missing", line);
-                        return;
-                    }
+                    // Not this format's record: the full parse below
+                    // hands it to the format that reads it.
+                    Some(None) => {}
                     // Only the parsed record can say.
                     None => {}
                 }
@@ -468,7 +485,7 @@ impl<'c, 'i> LineCx<'c, 'i> {
                 return;
             };
             let Some(fields) = self.format.match_json(&value) else {
-                stats.skip(n, "a required field is missing", line);
+                self.other_format(n, line, &value, stats, sink);
                 return;
             };
             let built = self.times.build(
@@ -522,6 +539,45 @@ impl<'c, 'i> LineCx<'c, 'i> {
                 sink.push(ev);
             }
             // Read, but no time to place it on the timeline.
+            (Ok(None), Some(reason)) => stats.parsed_unplaced(&reason),
+            (Ok(None), None) => stats.parsed_without_event(),
+            (Err(reason), _) => stats.skip(n, reason, line),
+        }
+    }
+
+    /// A valid JSON line this format leaves: read by the first other JSON
+    /// format that takes it, else skipped.
+    fn other_format<S: EventSink>(
+        &mut self,
+        n: u64,
+        line: &str,
+        value: &Value,
+        stats: &mut InputStats,
+        sink: &mut S,
+    ) {
+        let (cat, format) = (self.cat, self.format);
+        let times = &self.times.times;
+        let fallback = self.fallback.get_or_insert_with(|| {
+            json_fallback::JsonFallback::new(cat, format, times.for_chunk())
+        });
+        let origin = Origin {
+            input: self.index,
+            line: n,
+        };
+        let Some(read) = fallback.read(value, origin) else {
+            stats.skip(n, "a required field is missing", line);
+            return;
+        };
+        stats.zoneless |= read.zoneless;
+        if read.built.is_ok() {
+            *stats.read_as.entry(read.format.to_string()).or_insert(0) += 1;
+        }
+        match (read.built, read.unplaced) {
+            (Ok(Some(ev)), _) => {
+                self.remember(&ev);
+                stats.parsed_at(ev.ts());
+                sink.push(ev);
+            }
             (Ok(None), Some(reason)) => stats.parsed_unplaced(&reason),
             (Ok(None), None) => stats.parsed_without_event(),
             (Err(reason), _) => stats.skip(n, reason, line),

@@ -163,6 +163,12 @@ pub fn check(stats: &[crate::parse::InputStats]) -> String {
         out.push_str(&format!("warning: {w}\n"));
     }
     for s in stats {
+        for (format, n) in &s.read_as {
+            out.push_str(&format!(
+                "{}: {n} record(s) `{}` leaves read as {format}\n",
+                s.path, s.format
+            ));
+        }
         for (reason, n) in &s.unplaced_by_reason {
             out.push_str(&format!(
                 "{}: {n} parsed but not on the timeline: {reason}\n",
@@ -234,6 +240,9 @@ pub fn check_json(stats: &[crate::parse::InputStats]) -> String {
                 "line": cut.line,
                 "reason": cut.reason,
             });
+        }
+        if !s.read_as.is_empty() {
+            v["read_as"] = serde_json::json!(s.read_as);
         }
         if let Some(why) = &s.unreadable {
             v["unreadable"] = serde_json::Value::String(why.clone());
