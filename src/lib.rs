@@ -16,6 +16,7 @@ pub mod cli;
 pub mod correlate;
 pub mod event;
 pub mod formats;
+mod input_notes;
 pub mod parse;
 pub mod patterns;
 pub mod read;
@@ -32,6 +33,7 @@ use aggregate::{AggregateError, Aggregates};
 use cli::{CliError, Config, InputConfig};
 use correlate::CorrelateOptions;
 use formats::{Catalogue, CatalogueError, FormatError};
+pub use input_notes::input_warnings;
 use parse::{InputStats, ParseError, ParseOptions};
 use read::ReadError;
 use report::Report;
@@ -135,6 +137,7 @@ pub fn read_inputs_inspect<S: event::EventSink>(
     // the others are read; alone, it is the run's error.
     let several = opened.len() > 1;
     let mut first_error = None;
+    let mut seen: std::collections::HashMap<std::path::PathBuf, String> = Default::default();
     for (i, inp) in opened.into_iter().enumerate() {
         let inp = match inp {
             Ok(inp) => inp,
@@ -146,6 +149,14 @@ pub fn read_inputs_inspect<S: event::EventSink>(
             Err(e) => return Err(e.into()),
         };
         let path = inp.name.clone();
+        // A file given twice (or named and found in a directory) is read once.
+        if let Some(first) = inp.identity.as_ref().and_then(|id| seen.get(id)) {
+            stats.push(InputStats::same_as(&path, first));
+            continue;
+        }
+        if let Some(id) = inp.identity.clone() {
+            seen.insert(id, path.clone());
+        }
         let from_dir = inp.from_dir;
         let st = match inspect.as_mut() {
             Some(f) => {
@@ -171,6 +182,10 @@ pub fn read_inputs_inspect<S: event::EventSink>(
             }
             Err(e) => return Err(e.into()),
         };
+        let mut st = st;
+        if st.skipped > 0 {
+            st.second_format = input_notes::second_format(cat, &st);
+        }
         stats.push(st);
     }
     if let Some(e) = first_error.filter(|_| stats.iter().all(|s| s.unreadable.is_some())) {
@@ -227,22 +242,4 @@ pub fn run(cfg: &Config) -> Result<Report, Error> {
     Ok(report::build(
         &agg, &analysis, &findings, &inputs, cfg.tz, warnings,
     ))
-}
-
-/// What the report must say about its inputs: one cut short, one that
-/// could not be read.
-pub fn input_warnings(inputs: &[InputStats]) -> Vec<String> {
-    let mut out = Vec::new();
-    for s in inputs {
-        if let Some(why) = &s.unreadable {
-            out.push(format!(
-                "{}: could not be read ({why}); the other inputs are analysed without it",
-                s.path
-            ));
-        }
-        if let Some(cut) = &s.cut {
-            out.push(cut.warning(&s.path));
-        }
-    }
-    out
 }

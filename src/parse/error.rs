@@ -89,7 +89,7 @@ impl LineSource {
     }
 
     /// The same, for a window of the line that starts after `chars` characters.
-    pub fn from_column(mut self, chars: usize) -> LineSource {
+    pub fn starting_at_column(mut self, chars: usize) -> LineSource {
         self.column_from = chars;
         self
     }
@@ -133,7 +133,7 @@ impl super::BadLine {
             column: self.column(),
             reason: self.reason.clone(),
             expected: self.expected().to_string(),
-            src: LineSource::new(path, text, self.line).from_column(self.text_from),
+            src: LineSource::new(path, text, self.line).starting_at_column(self.text_from),
             span: (offset, len).into(),
         }
     }

@@ -130,6 +130,11 @@ pub struct InputStats {
     /// Why the input could not be read at all (given with others, which
     /// are read): no lines, no format.
     pub unreadable: Option<String>,
+    /// The input given first that is the same file as this one (read once).
+    pub same_as: Option<String>,
+    /// The format the skipped lines read as, when not the input's own
+    /// (two exports concatenated in one file).
+    pub second_format: Option<String>,
 }
 
 impl InputStats {
@@ -168,6 +173,16 @@ impl InputStats {
             path: path.to_string(),
             format: "unreadable".to_string(),
             unreadable: Some(why.to_string()),
+            ..InputStats::default()
+        }
+    }
+
+    /// An input that is the same file as one given before it.
+    pub fn same_as(path: &str, first: &str) -> InputStats {
+        InputStats {
+            path: path.to_string(),
+            format: "same file as another input".to_string(),
+            same_as: Some(first.to_string()),
             ..InputStats::default()
         }
     }

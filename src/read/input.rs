@@ -27,6 +27,9 @@ pub struct Input {
     /// not a log is passed over with a note instead of stopping the run.
     pub from_dir: bool,
     reader: Box<dyn BufRead + Send>,
+    /// The file's canonical path (none for standard input): the same file
+    /// given twice is read once.
+    pub identity: Option<PathBuf>,
     /// Bytes of the file read so far, for the byte a cut names.
     file_bytes: Arc<AtomicU64>,
 }
@@ -83,6 +86,7 @@ impl Input {
             name,
             compression,
             from_dir: false,
+            identity: None,
             reader,
             file_bytes,
         })
@@ -153,7 +157,9 @@ fn open_file(path: &Path) -> Result<Input, ReadError> {
         path: path.display().to_string(),
         message: e.to_string(),
     })?;
-    Input::from_reader(path.display().to_string(), Box::new(file))
+    let mut input = Input::from_reader(path.display().to_string(), Box::new(file))?;
+    input.identity = fs::canonicalize(path).ok();
+    Ok(input)
 }
 
 fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), ReadError> {
