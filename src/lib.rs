@@ -224,6 +224,18 @@ pub fn run(cfg: &Config) -> Result<Report, Error> {
     let cat = catalogue(&cfg.input)?;
     let mut agg = Aggregates::bounded(cfg.since.map(|s| s * 1000), cfg.until.map(|u| u * 1000));
     let inputs = read_inputs(&cat, &cfg.input, &mut agg)?;
+    analyse(&cat, cfg, agg, &inputs)
+}
+
+/// Read inputs to report: aggregates filled by [`read_inputs`] (or by
+/// [`parse::parse_input`] on any reader, as the fuzz targets do) and the
+/// inputs' statistics -> the report.
+pub fn analyse(
+    cat: &Catalogue,
+    cfg: &Config,
+    mut agg: Aggregates,
+    inputs: &[InputStats],
+) -> Result<Report, Error> {
     agg.finish();
     let opts = CorrelateOptions {
         inputs: inputs.iter().map(|i| i.path.clone()).collect(),
@@ -238,8 +250,8 @@ pub fn run(cfg: &Config) -> Result<Report, Error> {
     if agg.first_ms().is_none() && agg.infra_events().is_empty() {
         warnings.push("no event in the inputs carried a usable timestamp".to_string());
     }
-    warnings.extend(input_warnings(&inputs));
+    warnings.extend(input_warnings(inputs));
     Ok(report::build(
-        &agg, &analysis, &findings, &inputs, cfg.tz, warnings,
+        &agg, &analysis, &findings, inputs, cfg.tz, warnings,
     ))
 }

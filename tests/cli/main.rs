@@ -17,5 +17,6 @@ mod envelopes;
 mod fixture;
 mod hostile;
 mod patterns;
+mod properties;
 mod samples;
 mod timeless;
