@@ -15,6 +15,7 @@ mod commands;
 mod corpus;
 mod envelopes;
 mod fixture;
+mod flipped;
 mod hostile;
 mod patterns;
 mod properties;
