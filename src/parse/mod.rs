@@ -12,6 +12,7 @@
 
 mod bad_line;
 mod console;
+mod cut_document;
 mod envelope;
 mod error;
 mod json_fallback;
@@ -43,6 +44,10 @@ const HEAD_LINES: usize = 200;
 const KEEP_BAD: usize = 5;
 /// The skip reason of a line the end of a cut input fell inside.
 pub const CUT_SHORT: &str = "cut short: the input ends inside this line";
+/// The skip reason of the lines of a CSV row the input ends inside.
+pub const CUT_ROW: &str = "cut short: the input ends inside this row";
+/// The skip reason of the record a cut JSON document ends inside.
+pub const CUT_RECORD: &str = "cut short: the document ends inside this record";
 
 /// How to parse.
 #[derive(Clone, Debug, Default)]
@@ -187,9 +192,32 @@ impl InputStats {
         }
     }
 
+    /// The last `open` lines (up to `last`) held a record the input ends
+    /// inside (a quoted CSV field never closed): counted as read while they
+    /// waited, they are skipped, and the input is marked cut there.
+    fn cut_inside_record(&mut self, last: u64, open: u64) {
+        let open = open.min(self.parsed);
+        self.parsed -= open;
+        self.skipped += open;
+        *self
+            .skipped_by_reason
+            .entry(CUT_ROW.to_string())
+            .or_insert(0) += open;
+        self.cut = Some(crate::read::Cut {
+            line: last.saturating_sub(open),
+            reason: "the input ends inside a quoted CSV field".to_string(),
+            ..Default::default()
+        });
+    }
+
     /// Take the input's cut, if it has one: an unfinished last line is
     /// counted as skipped (read in part, it could give wrong values).
     fn settle_cut(&mut self, lines: &mut crate::read::Lines) {
+        // A cut the parse found (a CSV row, a JSON document) is at the end
+        // of what was read.
+        if let Some(cut) = self.cut.as_mut().filter(|c| c.file_byte == 0) {
+            (cut.file_byte, cut.text_byte) = lines.bytes_read();
+        }
         let Some(cut) = lines.take_cut() else { return };
         if let Some(partial) = &cut.partial {
             self.skip(cut.line + 1, CUT_SHORT, partial);
@@ -602,6 +630,10 @@ impl<'c, 'i> LineCx<'c, 'i> {
     /// Records a kind held back to the end of the input (a snapshot summed
     /// over its rows): they count like records of the last line.
     fn finish<S: EventSink>(&mut self, last: u64, stats: &mut InputStats, sink: &mut S) {
+        let open = self.reader.as_ref().map_or(0, |r| r.open_lines());
+        if open > 0 {
+            stats.cut_inside_record(last, open);
+        }
         let held = self.reader.as_mut().map(|r| r.finish()).unwrap_or_default();
         let origin = Origin {
             input: self.index,
@@ -901,9 +933,32 @@ fn parse_documents(
     let lines = LineIndex::new(text);
     let mut stream = serde_json::Deserializer::from_str(text).into_iter::<&RawValue>();
     loop {
+        let start = stream.byte_offset();
         let raw = match stream.next() {
             None => break,
             Some(Ok(raw)) => raw,
+            // Cut short: the whole records before the cut are read.
+            Some(Err(e)) if e.is_eof() => {
+                let rest = text.get(start..).unwrap_or_default();
+                let (records, cut) = cut_document::records(rest, format.def.envelope.as_deref());
+                let records = records
+                    .into_iter()
+                    .map(|r| {
+                        let line = lines.line_of(text, r.get());
+                        (r, Origin { input: index, line })
+                    })
+                    .collect();
+                read_records(format, reader, cat, times, records, stats, sink);
+                let line = lines.line_of(text, rest.get(cut..).unwrap_or_default());
+                stats.skip(line, CUT_RECORD, "");
+                // Bytes are those read, filled in when the input ends.
+                stats.cut = Some(crate::read::Cut {
+                    line: line.saturating_sub(1),
+                    reason: e.to_string(),
+                    ..Default::default()
+                });
+                break;
+            }
             Some(Err(e)) => {
                 stats.skip(e.line() as u64, "invalid JSON document", "");
                 break;
@@ -948,33 +1003,46 @@ fn parse_documents(
         if records.is_empty() {
             stats.skip(origin.line, "no records in document", "");
         }
-        for (rec, origin) in records {
-            let value: Value = match serde_json::from_str(rec.get()) {
-                Ok(v) => v,
-                Err(_) => {
-                    stats.skip(origin.line, "invalid JSON document", "");
-                    continue;
-                }
-            };
-            let parsed = records_of_document(format, reader, cat, times, &value, origin);
-            // A record without a time, or a code kind's snapshot without one.
-            let unplaced = times
-                .take_unplaced()
-                .or_else(|| reader.as_mut().and_then(|r| r.unplaced()).map(String::from));
-            match (parsed, unplaced) {
-                // Read, but without a time to place it on the timeline.
-                (Ok(events), Some(reason)) if events.is_empty() => stats.parsed_unplaced(&reason),
-                (Ok(events), None) if events.is_empty() => {
-                    stats.skip(origin.line, "no records in document", "")
-                }
-                (Ok(events), _) => {
-                    for ev in events {
-                        stats.parsed_at(ev.ts());
-                        sink(ev);
-                    }
-                }
-                (Err(reason), _) => stats.skip(origin.line, reason, ""),
+        read_records(format, reader, cat, times, records, stats, sink);
+    }
+}
+
+/// The records of one document, each parsed and counted at its line.
+fn read_records(
+    format: &Format,
+    reader: &mut Option<Box<dyn Extractor>>,
+    cat: &Catalogue,
+    times: &mut Builder<'_>,
+    records: Vec<(&RawValue, Origin)>,
+    stats: &mut InputStats,
+    sink: &mut dyn FnMut(Event<'_>),
+) {
+    for (rec, origin) in records {
+        let value: Value = match serde_json::from_str(rec.get()) {
+            Ok(v) => v,
+            Err(_) => {
+                stats.skip(origin.line, "invalid JSON document", "");
+                continue;
             }
+        };
+        let parsed = records_of_document(format, reader, cat, times, &value, origin);
+        // A record without a time, or a code kind's snapshot without one.
+        let unplaced = times
+            .take_unplaced()
+            .or_else(|| reader.as_mut().and_then(|r| r.unplaced()).map(String::from));
+        match (parsed, unplaced) {
+            // Read, but without a time to place it on the timeline.
+            (Ok(events), Some(reason)) if events.is_empty() => stats.parsed_unplaced(&reason),
+            (Ok(events), None) if events.is_empty() => {
+                stats.skip(origin.line, "no records in document", "")
+            }
+            (Ok(events), _) => {
+                for ev in events {
+                    stats.parsed_at(ev.ts());
+                    sink(ev);
+                }
+            }
+            (Err(reason), _) => stats.skip(origin.line, reason, ""),
         }
     }
 }

@@ -56,6 +56,15 @@ impl Lines {
         &self.name
     }
 
+    /// Bytes read so far: of the file, and of text.
+    pub fn bytes_read(&self) -> (u64, u64) {
+        let file = self
+            .file_bytes
+            .as_ref()
+            .map_or(self.text_bytes, |c| c.load(Ordering::Relaxed));
+        (file, self.text_bytes)
+    }
+
     /// Where the input stopped being readable, if it did: taken once.
     pub fn take_cut(&mut self) -> Option<Cut> {
         self.cut.take()
