@@ -12,10 +12,14 @@ use std::path::{Path, PathBuf};
 
 use super::fixture::{corpus, root, run};
 
-/// Flipped copies made of each file.
-const FLIP_SEEDS: u64 = 2;
+/// Flipped copies made of each file (each file's seeds differ: some 200
+/// files give some 200 different draws; the fuzz targets do the volume).
+const FLIP_SEEDS: u64 = 1;
 /// Cuts made of each gzip sample.
 const CUT_SEEDS: u64 = 3;
+/// A flipped copy keeps at most this much of its file (a `.gz` is then cut
+/// too): the run time stays fixed whatever the samples weigh.
+const MAX_FLIPPED_BYTES: usize = 256 << 10;
 
 /// xorshift64*: the same positions for the same seed on every machine.
 struct Rng(u64);
@@ -101,7 +105,8 @@ fn flipped_bytes_never_panic_and_every_line_is_accounted_for() {
     );
     let mut runs = 0;
     for (i, file) in files.iter().enumerate() {
-        let original = fs::read(file).expect("read");
+        let mut original = fs::read(file).expect("read");
+        original.truncate(MAX_FLIPPED_BYTES);
         if original.is_empty() {
             continue;
         }
