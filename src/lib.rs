@@ -16,6 +16,7 @@ pub mod cli;
 pub mod correlate;
 pub mod event;
 pub mod formats;
+mod input_notes;
 pub mod parse;
 pub mod patterns;
 pub mod read;
@@ -32,6 +33,7 @@ use aggregate::{AggregateError, Aggregates};
 use cli::{CliError, Config, InputConfig};
 use correlate::CorrelateOptions;
 use formats::{Catalogue, CatalogueError, FormatError};
+pub use input_notes::input_warnings;
 use parse::{InputStats, ParseError, ParseOptions};
 use read::ReadError;
 use report::Report;
@@ -178,8 +180,31 @@ fn read_each<S: event::EventSink>(
 ) -> Result<Vec<InputStats>, Error> {
     let opts = parse_options(cat, input)?;
     let mut stats = Vec::new();
-    for (i, inp) in read::open_all(&input.inputs)?.into_iter().enumerate() {
+    let opened = read::open_each(&input.inputs)?;
+    // One input that cannot be read among several is listed with why and
+    // the others are read; alone, it is the run's error.
+    let several = opened.len() > 1;
+    let mut first_error = None;
+    let mut seen: std::collections::HashMap<std::path::PathBuf, String> = Default::default();
+    for (i, inp) in opened.into_iter().enumerate() {
+        let inp = match inp {
+            Ok(inp) => inp,
+            Err(e) if several => {
+                stats.push(InputStats::unreadable(e.path().unwrap_or("?"), e.reason()));
+                first_error.get_or_insert(e);
+                continue;
+            }
+            Err(e) => return Err(e.into()),
+        };
         let path = inp.name.clone();
+        // A file given twice (or named and found in a directory) is read once.
+        if let Some(first) = inp.identity.as_ref().and_then(|id| seen.get(id)) {
+            stats.push(InputStats::same_as(&path, first));
+            continue;
+        }
+        if let Some(id) = inp.identity.clone() {
+            seen.insert(id, path.clone());
+        }
         let from_dir = inp.from_dir;
         let st = match inspect.as_mut() {
             Some(f) => {
@@ -200,10 +225,22 @@ fn read_each<S: event::EventSink>(
                     ..InputStats::default()
                 }
             }
+            Err(ParseError::Read(e)) if several => {
+                stats.push(InputStats::unreadable(&path, e.reason()));
+                first_error.get_or_insert(e);
+                continue;
+            }
             Err(e @ (ParseError::UnknownFormat { .. } | ParseError::Empty { .. })) => refused(e)?,
             Err(e) => return Err(e.into()),
         };
+        let mut st = st;
+        if st.skipped > 0 {
+            st.second_format = input_notes::second_format(cat, &st);
+        }
         stats.push(st);
+    }
+    if let Some(e) = first_error.filter(|_| stats.iter().all(|s| s.unreadable.is_some())) {
+        return Err(e.into());
     }
     if input.strict {
         strict_check(&stats)?;
@@ -238,6 +275,18 @@ pub fn run(cfg: &Config) -> Result<Report, Error> {
     let cat = catalogue(&cfg.input)?;
     let mut agg = Aggregates::bounded(cfg.since.map(|s| s * 1000), cfg.until.map(|u| u * 1000));
     let inputs = read_inputs(&cat, &cfg.input, &mut agg)?;
+    analyse(&cat, cfg, agg, &inputs)
+}
+
+/// Read inputs to report: aggregates filled by [`read_inputs`] (or by
+/// [`parse::parse_input`] on any reader, as the fuzz targets do) and the
+/// inputs' statistics -> the report.
+pub fn analyse(
+    cat: &Catalogue,
+    cfg: &Config,
+    mut agg: Aggregates,
+    inputs: &[InputStats],
+) -> Result<Report, Error> {
     agg.finish();
     let opts = CorrelateOptions {
         inputs: inputs.iter().map(|i| i.path.clone()).collect(),
@@ -254,7 +303,8 @@ pub fn run(cfg: &Config) -> Result<Report, Error> {
     if agg.first_ms().is_none() && agg.infra_events().is_empty() {
         warnings.push("no event in the inputs carried a usable timestamp".to_string());
     }
+    warnings.extend(input_warnings(inputs));
     Ok(report::build(
-        &agg, &analysis, &findings, &inputs, cfg.tz, warnings,
+        &agg, &analysis, &findings, inputs, cfg.tz, warnings,
     ))
 }

@@ -142,6 +142,23 @@ impl Format {
             .require
             .iter()
             .find(|k| super::compile::lookup(record, k).is_none());
+        // A key that marks the record as another format's: say which.
+        let excluded = self.def.exclude.iter().find(|k| {
+            k.split('+')
+                .all(|part| super::compile::lookup(record, part).is_some())
+        });
+        if let (None, Some(keys)) = (missing, excluded) {
+            let keys: Vec<String> = keys.split('+').map(|k| format!("`{k}`")).collect();
+            return Some(Mismatch {
+                column: 1,
+                offset: 0,
+                expected: format!(
+                    "`{}` leaves records with {} to another format, and no other format reads this one",
+                    self.name(),
+                    keys.join(" and ")
+                ),
+            });
+        }
         let Some(missing) = missing else {
             // The record is this format's, but its time could not be read:
             // point at the time's value in the line.
@@ -320,6 +337,18 @@ mod tests {
             )
             .expect("mismatch");
         assert!(m.expected.contains("`reason`"), "{m:?}");
+
+        let json_lines = &cat.formats[cat.find("json_lines").expect("json_lines")];
+        let m = json_lines
+            .mismatch(
+                r#"{"msg": "x", "stream": "stdout"}"#,
+                "a required field is missing",
+            )
+            .expect("mismatch");
+        assert_eq!(
+            m.expected,
+            "`json_lines` leaves records with `stream` to another format, and no other format reads this one"
+        );
     }
 
     #[test]

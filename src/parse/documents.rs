@@ -38,9 +38,33 @@ pub(super) fn parse_documents(
     let lines = LineIndex::new(text);
     let mut stream = serde_json::Deserializer::from_str(text).into_iter::<&RawValue>();
     loop {
+        let start = stream.byte_offset();
         let raw = match stream.next() {
             None => break,
             Some(Ok(raw)) => raw,
+            // Cut short: the whole records before the cut are read.
+            Some(Err(e)) if e.is_eof() => {
+                let rest = text.get(start..).unwrap_or_default();
+                let (records, cut) =
+                    super::cut_document::records(rest, format.def.envelope.as_deref());
+                let records = records
+                    .into_iter()
+                    .map(|r| {
+                        let line = lines.line_of(text, r.get());
+                        (r, Origin { input: index, line })
+                    })
+                    .collect();
+                read_records(format, reader, cat, times, records, stats, sink);
+                let line = lines.line_of(text, rest.get(cut..).unwrap_or_default());
+                stats.skip(line, super::CUT_RECORD, "");
+                // Bytes are those read, filled in when the input ends.
+                stats.cut = Some(crate::read::Cut {
+                    line: line.saturating_sub(1),
+                    reason: e.to_string(),
+                    ..Default::default()
+                });
+                break;
+            }
             Some(Err(e)) => {
                 stats.skip(e.line() as u64, "invalid JSON document", "");
                 break;
@@ -85,33 +109,46 @@ pub(super) fn parse_documents(
         if records.is_empty() {
             stats.skip(origin.line, "no records in document", "");
         }
-        for (rec, origin) in records {
-            let value: Value = match serde_json::from_str(rec.get()) {
-                Ok(v) => v,
-                Err(_) => {
-                    stats.skip(origin.line, "invalid JSON document", "");
-                    continue;
-                }
-            };
-            let parsed = records_of_document(format, reader, cat, times, &value, origin);
-            // A record without a time, or a code kind's snapshot without one.
-            let unplaced = times
-                .take_unplaced()
-                .or_else(|| reader.as_mut().and_then(|r| r.unplaced()).map(String::from));
-            match (parsed, unplaced) {
-                // Read, but without a time to place it on the timeline.
-                (Ok(events), Some(reason)) if events.is_empty() => stats.parsed_unplaced(&reason),
-                (Ok(events), None) if events.is_empty() => {
-                    stats.skip(origin.line, "no records in document", "")
-                }
-                (Ok(events), _) => {
-                    for ev in events {
-                        stats.parsed_at(ev.ts());
-                        sink(ev);
-                    }
-                }
-                (Err(reason), _) => stats.skip(origin.line, reason, ""),
+        read_records(format, reader, cat, times, records, stats, sink);
+    }
+}
+
+/// The records of one document, each parsed and counted at its line.
+fn read_records(
+    format: &Format,
+    reader: &mut Option<Box<dyn Extractor>>,
+    cat: &Catalogue,
+    times: &mut Builder<'_>,
+    records: Vec<(&RawValue, Origin)>,
+    stats: &mut InputStats,
+    sink: &mut dyn FnMut(Event<'_>),
+) {
+    for (rec, origin) in records {
+        let value: Value = match serde_json::from_str(rec.get()) {
+            Ok(v) => v,
+            Err(_) => {
+                stats.skip(origin.line, "invalid JSON document", "");
+                continue;
             }
+        };
+        let parsed = records_of_document(format, reader, cat, times, &value, origin);
+        // A record without a time, or a code kind's snapshot without one.
+        let unplaced = times
+            .take_unplaced()
+            .or_else(|| reader.as_mut().and_then(|r| r.unplaced()).map(String::from));
+        match (parsed, unplaced) {
+            // Read, but without a time to place it on the timeline.
+            (Ok(events), Some(reason)) if events.is_empty() => stats.parsed_unplaced(&reason),
+            (Ok(events), None) if events.is_empty() => {
+                stats.skip(origin.line, "no records in document", "")
+            }
+            (Ok(events), _) => {
+                for ev in events {
+                    stats.parsed_at(ev.ts());
+                    sink(ev);
+                }
+            }
+            (Err(reason), _) => stats.skip(origin.line, reason, ""),
         }
     }
 }

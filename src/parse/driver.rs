@@ -79,6 +79,16 @@ pub fn parse_input_inspect<S: EventSink>(
         }
     }
     if head_text.iter().all(|l| l.trim().is_empty()) {
+        // Cut before a line was whole: that is the error, not emptiness.
+        if let Some(cut) = lines.take_cut() {
+            return Err(ParseError::Read(crate::read::ReadError::Io {
+                path: stats.path,
+                message: format!(
+                    "{} (at byte {}, before the first line ends)",
+                    cut.reason, cut.file_byte
+                ),
+            }));
+        }
         return Err(ParseError::Empty { path: stats.path });
     }
     // Decorations (ANSI colour codes) go before anything reads the lines.
@@ -131,6 +141,7 @@ pub fn parse_input_inspect<S: EventSink>(
             parse_input_inspect::<Vec<Event<'static>>>,
         )?;
         stats.invalid_utf8 = lines.invalid_utf8;
+        stats.settle_cut(&mut lines);
         stats.explain_bad_lines(format);
         return Ok(stats);
     }
@@ -190,8 +201,10 @@ pub fn parse_input_inspect<S: EventSink>(
             );
         }
     }
-    stats.invalid_utf8 = lines.invalid_utf8;
+    // The workers counted their chunks' lines; the reader counted the head's.
+    stats.invalid_utf8 += lines.invalid_utf8;
     stats.zoneless |= times.times.saw_zoneless;
+    stats.settle_cut(&mut lines);
     stats.explain_bad_lines(format);
     Ok(stats)
 }

@@ -74,6 +74,8 @@ pub struct LineSource {
     text: String,
     /// 1-based line of `text` in the input.
     line: u64,
+    /// Characters of the line before `text` (a window of a long line).
+    column_from: usize,
 }
 
 impl LineSource {
@@ -82,7 +84,14 @@ impl LineSource {
             name: name.into(),
             text: text.into(),
             line,
+            column_from: 0,
         }
+    }
+
+    /// The same, for a window of the line that starts after `chars` characters.
+    pub fn starting_at_column(mut self, chars: usize) -> LineSource {
+        self.column_from = chars;
+        self
     }
 }
 
@@ -99,7 +108,7 @@ impl miette::SourceCode for LineSource {
             inner.data(),
             *inner.span(),
             inner.line() + self.line.saturating_sub(1) as usize,
-            inner.column(),
+            inner.column() + self.column_from,
             inner.line_count(),
         )))
     }
@@ -114,7 +123,7 @@ impl super::BadLine {
             .map_or(0, |m| m.offset.min(self.text.len()));
         // One character under the caret; a line cut short gets a space at
         // its end for the caret to point at.
-        let (text, len) = match self.text[offset..].chars().next() {
+        let (text, len) = match self.text.get(offset..).and_then(|t| t.chars().next()) {
             Some(c) => (self.text.clone(), c.len_utf8()),
             None => (format!("{} ", self.text), 1),
         };
@@ -124,7 +133,7 @@ impl super::BadLine {
             column: self.column(),
             reason: self.reason.clone(),
             expected: self.expected().to_string(),
-            src: LineSource::new(path, text, self.line),
+            src: LineSource::new(path, text, self.line).starting_at_column(self.text_from),
             span: (offset, len).into(),
         }
     }

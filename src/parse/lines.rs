@@ -15,6 +15,7 @@ use serde_json::Value;
 
 use std::borrow::Cow;
 
+use super::json_fallback::JsonFallback;
 use super::above::Above;
 use super::kind::parse_line;
 use super::others::{Fallback, LinePlan, Others};
@@ -36,6 +37,8 @@ pub(super) struct LineCx<'c, 'i> {
     pub(super) above: Above,
     /// Where routes are folded, line after line, without a new string each.
     route_buf: String,
+    /// The other JSON formats, for a valid JSON line this one leaves.
+    json_others: Option<JsonFallback<'c>>,
 }
 
 impl<'c, 'i> LineCx<'c, 'i> {
@@ -56,6 +59,7 @@ impl<'c, 'i> LineCx<'c, 'i> {
             others: Others::new(cat, plan),
             above: Above::default(),
             route_buf: String::new(),
+            json_others: None,
         }
     }
 
@@ -153,10 +157,9 @@ impl<'c, 'i> LineCx<'c, 'i> {
                         self.settle(built, n, line, stats, sink);
                         return;
                     }
-                    Some(None) => {
-                        self.fail(n, line, "a required field is missing", stats, sink);
-                        return;
-                    }
+                    // Not this format's record: the full parse below
+                    // hands it to the format that reads it.
+                    Some(None) => {}
                     // Only the parsed record can say.
                     None => {}
                 }
@@ -166,7 +169,7 @@ impl<'c, 'i> LineCx<'c, 'i> {
                 return;
             };
             let Some(fields) = self.format.match_json(&value) else {
-                self.fail(n, line, "a required field is missing", stats, sink);
+                self.other_json(n, line, &value, stats, sink);
                 return;
             };
             let built = self.times.build(
@@ -243,6 +246,46 @@ impl<'c, 'i> LineCx<'c, 'i> {
     /// A line the input's format does not read: the fallbacks the head
     /// showed, then the record above it if it continues one (a stack
     /// frame), else a skip with the format's reason.
+    /// A valid JSON line this format leaves (a structlog request line in
+    /// a JSON-lines log): read by the first other JSON format that takes
+    /// it, else handed to the line fallbacks.
+    fn other_json<S: EventSink>(
+        &mut self,
+        n: u64,
+        line: &str,
+        value: &Value,
+        stats: &mut InputStats,
+        sink: &mut S,
+    ) {
+        let (cat, format) = (self.cat, self.format);
+        let seed = &self.times.times;
+        let others = self
+            .json_others
+            .get_or_insert_with(|| JsonFallback::new(cat, format, seed.for_chunk()));
+        let origin = Origin {
+            input: self.index,
+            line: n,
+        };
+        let Some(read) = others.read(value, origin) else {
+            self.fail(n, line, "a required field is missing", stats, sink);
+            return;
+        };
+        stats.zoneless |= read.zoneless;
+        if read.built.is_ok() {
+            stats.read_by(read.format, 1);
+        }
+        match (read.built, read.unplaced) {
+            (Ok(Some(ev)), _) => {
+                self.above.remember(&ev);
+                stats.parsed_at(ev.ts());
+                sink.push(ev);
+            }
+            (Ok(None), Some(reason)) => stats.parsed_unplaced(&reason),
+            (Ok(None), None) => stats.parsed_without_event(),
+            (Err(reason), _) => stats.skip(n, reason, line),
+        }
+    }
+
     fn fail<S: EventSink>(
         &mut self,
         n: u64,
@@ -285,6 +328,10 @@ impl<'c, 'i> LineCx<'c, 'i> {
     /// Records a kind held back to the end of the input (a snapshot summed
     /// over its rows): they count like records of the last line.
     pub(super) fn finish<S: EventSink>(&mut self, last: u64, stats: &mut InputStats, sink: &mut S) {
+        let open = self.reader.as_ref().map_or(0, |r| r.open_lines());
+        if open > 0 {
+            stats.cut_inside_record(last, open);
+        }
         let held = self.reader.as_mut().map(|r| r.finish()).unwrap_or_default();
         let origin = Origin {
             input: self.index,

@@ -28,12 +28,15 @@
 //! ```
 
 mod above;
+mod bad_line;
 mod chunks;
 mod console;
+mod cut_document;
 mod documents;
 mod driver;
 mod envelope;
 mod error;
+mod json_fallback;
 mod kind;
 mod lines;
 mod others;
@@ -51,6 +54,13 @@ pub use stats::{BadLine, InputStats};
 pub use timestamp::TimeParser;
 
 use crate::zone::Zone;
+
+/// The skip reason of a line the end of a cut input fell inside.
+pub const CUT_SHORT: &str = "cut short: the input ends inside this line";
+/// The skip reason of the lines of a CSV row the input ends inside.
+pub const CUT_ROW: &str = "cut short: the input ends inside this row";
+/// The skip reason of the record a cut JSON document ends inside.
+pub const CUT_RECORD: &str = "cut short: the document ends inside this record";
 
 /// How to parse.
 #[derive(Clone, Debug, Default)]

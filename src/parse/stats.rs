@@ -26,6 +26,9 @@ pub struct BadLine {
     /// Where the line stops matching the input's format, once known
     /// (`formats/mismatch.rs`); `None`: nothing better than column 1.
     pub mismatch: Option<crate::formats::Mismatch>,
+    /// Characters of the line before `text` (a long line is shown as a
+    /// window around its column, once explained).
+    pub text_from: usize,
 }
 
 impl BadLine {
@@ -73,6 +76,17 @@ pub struct InputStats {
     /// Records read by other formats than `format` (the fallbacks of a
     /// mixed file, the generic reader), by format.
     pub read_by: BTreeMap<String, u64>,
+    /// Where the input stopped being readable (a `.gz` cut short): the
+    /// lines before it are read and counted.
+    pub cut: Option<crate::read::Cut>,
+    /// Why the input could not be read at all (given with others, which
+    /// are read): no lines, no format.
+    pub unreadable: Option<String>,
+    /// The input given first that is the same file as this one (read once).
+    pub same_as: Option<String>,
+    /// The format the skipped lines read as, when not the input's own
+    /// (two exports concatenated in one file).
+    pub second_format: Option<String>,
 }
 
 impl InputStats {
@@ -87,8 +101,11 @@ impl InputStats {
             self.bad_lines.push(BadLine {
                 line,
                 reason: reason.to_string(),
-                text: text.chars().take(400).collect(),
+                // Whole until explained (`bad_line.rs`): an explanation
+                // never reads less than the line.
+                text: text.to_string(),
                 mismatch: None,
+                text_from: 0,
             });
         }
     }
@@ -97,10 +114,61 @@ impl InputStats {
     /// kept lines: the search compiles a DFA per pattern).
     pub(super) fn explain_bad_lines(&mut self, format: &Format) {
         for b in &mut self.bad_lines {
-            if b.reason != "blank line" && !b.text.is_empty() {
-                b.mismatch = format.mismatch(&b.text, &b.reason);
-            }
+            b.explain(format);
         }
+    }
+
+    /// An input that could not be read at all, listed with why.
+    pub fn unreadable(path: &str, why: &str) -> InputStats {
+        InputStats {
+            path: path.to_string(),
+            format: "unreadable".to_string(),
+            unreadable: Some(why.to_string()),
+            ..InputStats::default()
+        }
+    }
+
+    /// An input that is the same file as one given before it.
+    pub fn same_as(path: &str, first: &str) -> InputStats {
+        InputStats {
+            path: path.to_string(),
+            format: "same file as another input".to_string(),
+            same_as: Some(first.to_string()),
+            ..InputStats::default()
+        }
+    }
+
+    /// The last `open` lines (up to `last`) held a record the input ends
+    /// inside (a quoted CSV field never closed): counted as read while they
+    /// waited, they are skipped, and the input is marked cut there.
+    pub(super) fn cut_inside_record(&mut self, last: u64, open: u64) {
+        let open = open.min(self.parsed);
+        self.parsed -= open;
+        self.skipped += open;
+        *self
+            .skipped_by_reason
+            .entry(super::CUT_ROW.to_string())
+            .or_insert(0) += open;
+        self.cut = Some(crate::read::Cut {
+            line: last.saturating_sub(open),
+            reason: "the input ends inside a quoted CSV field".to_string(),
+            ..Default::default()
+        });
+    }
+
+    /// Take the input's cut, if it has one: an unfinished last line is
+    /// counted as skipped (read in part, it could give wrong values).
+    pub(super) fn settle_cut(&mut self, lines: &mut crate::read::Lines) {
+        // A cut the parse found (a CSV row, a JSON document) is at the end
+        // of what was read.
+        if let Some(cut) = self.cut.as_mut().filter(|c| c.file_byte == 0) {
+            (cut.file_byte, cut.text_byte) = lines.bytes_read();
+        }
+        let Some(cut) = lines.take_cut() else { return };
+        if let Some(partial) = &cut.partial {
+            self.skip(cut.line + 1, super::CUT_SHORT, partial);
+        }
+        self.cut = Some(cut);
     }
 
     /// Fold a worker's statistics in.

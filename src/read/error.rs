@@ -26,3 +26,21 @@ pub enum ReadError {
     )]
     Empty { what: String },
 }
+
+impl ReadError {
+    /// The input the error is about, if it is about one.
+    pub fn path(&self) -> Option<&str> {
+        match self {
+            ReadError::Open { path, .. } | ReadError::Io { path, .. } => Some(path),
+            ReadError::Empty { .. } => None,
+        }
+    }
+
+    /// Why the input could not be read, without its path.
+    pub fn reason(&self) -> &str {
+        match self {
+            ReadError::Open { message, .. } | ReadError::Io { message, .. } => message,
+            ReadError::Empty { what } => what,
+        }
+    }
+}

@@ -5,7 +5,10 @@ use flate2::read::MultiGzDecoder;
 use std::fs::{self, File};
 use std::io::{self, BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicU64;
+use std::sync::Arc;
 
+use super::cut::Counted;
 use super::error::ReadError;
 use super::lines::Lines;
 use super::pipe::Pipe;
@@ -24,6 +27,11 @@ pub struct Input {
     /// not a log is passed over with a note instead of stopping the run.
     pub from_dir: bool,
     reader: Box<dyn BufRead + Send>,
+    /// The file's canonical path (none for standard input): the same file
+    /// given twice is read once.
+    pub identity: Option<PathBuf>,
+    /// Bytes of the file read so far, for the byte a cut names.
+    file_bytes: Arc<AtomicU64>,
 }
 
 impl std::fmt::Debug for Input {
@@ -35,6 +43,7 @@ impl std::fmt::Debug for Input {
 impl Input {
     /// Wrap a raw stream, sniffing its compression.
     pub fn from_reader(name: String, raw: Box<dyn Read + Send>) -> Result<Input, ReadError> {
+        let (raw, file_bytes) = Counted::new(raw);
         let mut buffered = BufReader::with_capacity(READ_BUFFER, raw);
         let magic = buffered.fill_buf().map_err(|e| ReadError::Io {
             path: name.clone(),
@@ -77,29 +86,45 @@ impl Input {
             name,
             compression,
             from_dir: false,
+            identity: None,
             reader,
+            file_bytes,
         })
     }
 
     /// The input's lines.
     pub fn lines(self) -> Lines {
-        Lines::new(self.name, self.reader)
+        Lines::counted(self.name, self.reader, self.file_bytes)
     }
 }
 
 /// Open every path: files as they are, directories recursively (sorted, so
-/// runs are deterministic), `-` as standard input.
+/// runs are deterministic), `-` as standard input. The first file that
+/// cannot be opened is the error.
 pub fn open_all(paths: &[PathBuf]) -> Result<Vec<Input>, ReadError> {
+    open_each(paths)?.into_iter().collect()
+}
+
+/// [`open_all`], with a result per file: one that cannot be opened (no
+/// permission, gone) does not stop the others. The error is for what
+/// leaves no input at all (an empty directory, no paths).
+pub fn open_each(paths: &[PathBuf]) -> Result<Vec<Result<Input, ReadError>>, ReadError> {
     let mut inputs = Vec::new();
     for path in paths {
         if path.as_os_str() == "-" {
-            inputs.push(Input::from_reader("-".to_string(), Box::new(io::stdin()))?);
+            inputs.push(Input::from_reader("-".to_string(), Box::new(io::stdin())));
             continue;
         }
-        let meta = fs::metadata(path).map_err(|e| ReadError::Open {
-            path: path.display().to_string(),
-            message: e.to_string(),
-        })?;
+        let meta = match fs::metadata(path) {
+            Ok(meta) => meta,
+            Err(e) => {
+                inputs.push(Err(ReadError::Open {
+                    path: path.display().to_string(),
+                    message: e.to_string(),
+                }));
+                continue;
+            }
+        };
         if meta.is_dir() {
             let mut files = Vec::new();
             walk(path, &mut files)?;
@@ -110,12 +135,13 @@ pub fn open_all(paths: &[PathBuf]) -> Result<Vec<Input>, ReadError> {
                 });
             }
             for f in files {
-                let mut input = open_file(&f)?;
-                input.from_dir = true;
-                inputs.push(input);
+                inputs.push(open_file(&f).map(|mut input| {
+                    input.from_dir = true;
+                    input
+                }));
             }
         } else {
-            inputs.push(open_file(path)?);
+            inputs.push(open_file(path));
         }
     }
     if inputs.is_empty() {
@@ -131,7 +157,9 @@ fn open_file(path: &Path) -> Result<Input, ReadError> {
         path: path.display().to_string(),
         message: e.to_string(),
     })?;
-    Input::from_reader(path.display().to_string(), Box::new(file))
+    let mut input = Input::from_reader(path.display().to_string(), Box::new(file))?;
+    input.identity = fs::canonicalize(path).ok();
+    Ok(input)
 }
 
 fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), ReadError> {

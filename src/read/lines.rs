@@ -1,8 +1,13 @@
 //! Splitting a stream into numbered lines: CRLF and a leading BOM removed,
-//! invalid UTF-8 replaced lossily and counted.
+//! invalid UTF-8 replaced lossily and counted. A read that fails part-way
+//! (a `.gz` cut short) ends the lines there and leaves a [`Cut`]: what was
+//! read before it is kept.
 
 use std::io::{BufRead, Read};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
+use super::cut::Cut;
 use super::error::ReadError;
 
 /// Numbered lines of one input.
@@ -13,6 +18,12 @@ pub struct Lines {
     line: u64,
     /// Lines that held invalid UTF-8 (replaced with U+FFFD).
     pub invalid_utf8: u64,
+    /// Bytes of text handed out so far.
+    text_bytes: u64,
+    /// Bytes of the file read so far (shared with the decoder thread).
+    file_bytes: Option<Arc<AtomicU64>>,
+    /// Set when a read failed part-way: the lines end there.
+    cut: Option<Cut>,
 }
 
 impl Lines {
@@ -23,22 +34,86 @@ impl Lines {
             buf: Vec::with_capacity(4096),
             line: 0,
             invalid_utf8: 0,
+            text_bytes: 0,
+            file_bytes: None,
+            cut: None,
         }
+    }
+
+    /// [`Lines::new`], with the count of the file's bytes read (the raw
+    /// stream under a decoder), for the byte a cut names.
+    pub(crate) fn counted(
+        name: String,
+        reader: Box<dyn BufRead + Send>,
+        file_bytes: Arc<AtomicU64>,
+    ) -> Lines {
+        let mut lines = Lines::new(name, reader);
+        lines.file_bytes = Some(file_bytes);
+        lines
     }
 
     pub fn name(&self) -> &str {
         &self.name
     }
 
-    /// Everything left, as one string (for whole JSON documents).
-    pub fn rest_to_string(&mut self) -> Result<String, ReadError> {
-        let mut bytes = Vec::new();
-        self.reader
-            .read_to_end(&mut bytes)
-            .map_err(|e| ReadError::Io {
+    /// Bytes read so far: of the file, and of text.
+    pub fn bytes_read(&self) -> (u64, u64) {
+        let file = self
+            .file_bytes
+            .as_ref()
+            .map_or(self.text_bytes, |c| c.load(Ordering::Relaxed));
+        (file, self.text_bytes)
+    }
+
+    /// Where the input stopped being readable, if it did: taken once.
+    pub fn take_cut(&mut self) -> Option<Cut> {
+        self.cut.take()
+    }
+
+    /// A read failed after `partial` bytes of an unfinished line: the
+    /// lines end here. A failure before anything was read is an error (a
+    /// file that cannot be read at all), returned as such.
+    fn cut_here(&mut self, e: &std::io::Error, partial: &[u8]) -> Result<(), ReadError> {
+        let text_byte = self.text_bytes + partial.len() as u64;
+        if text_byte == 0 && self.cut.is_none() {
+            return Err(ReadError::Io {
                 path: self.name.clone(),
                 message: e.to_string(),
-            })?;
+            });
+        }
+        let file_byte = self
+            .file_bytes
+            .as_ref()
+            .map_or(text_byte, |c| c.load(Ordering::Relaxed));
+        self.text_bytes = text_byte;
+        self.cut = Some(Cut {
+            file_byte,
+            text_byte,
+            line: self.line,
+            reason: e.to_string(),
+            partial: (!partial.is_empty()).then(|| String::from_utf8_lossy(partial).into_owned()),
+        });
+        // Nothing more is read from a stream that failed.
+        self.reader = Box::new(std::io::empty());
+        Ok(())
+    }
+
+    /// Everything left, as one string (for whole JSON documents). A cut
+    /// keeps the text read before it (a JSON reader then finds where the
+    /// last whole record ends).
+    pub fn rest_to_string(&mut self) -> Result<String, ReadError> {
+        let mut bytes = Vec::new();
+        match self.reader.read_to_end(&mut bytes) {
+            Ok(_) => self.text_bytes += bytes.len() as u64,
+            Err(e) => {
+                self.cut_here(&e, &bytes)?;
+                if let Some(cut) = self.cut.as_mut() {
+                    // The text is kept whole: the cut is at its last line.
+                    cut.line += memchr::memchr_iter(b'\n', &bytes).count() as u64;
+                    cut.partial = None;
+                }
+            }
+        }
         Ok(match String::from_utf8(bytes) {
             Ok(s) => s,
             Err(e) => {
@@ -129,31 +204,23 @@ impl Lines {
     ) -> Result<Option<Chunk>, ReadError> {
         data.clear();
         data.reserve(target + 4096);
-        let io = |e: std::io::Error| ReadError::Io {
-            path: self.name.clone(),
-            message: e.to_string(),
-        };
-        // Straight into the chunk: a large read bypasses the reader's own
-        // buffer, one copy fewer than going through it.
-        let want = target as u64;
-        let got = (&mut self.reader)
-            .take(want)
-            .read_to_end(&mut data)
-            .map_err(io)?;
-        if got as u64 == want && data.last() != Some(&b'\n') {
-            // Full: finish the line we are in.
-            self.reader.read_until(b'\n', &mut data).map_err(io)?;
-        }
-        while !continuations.is_empty() && data.last() == Some(&b'\n') {
-            let buf = self.reader.fill_buf().map_err(io)?;
-            if !continuations.iter().any(|c| buf.starts_with(c.as_bytes())) {
-                break;
-            }
-            self.reader.read_until(b'\n', &mut data).map_err(io)?;
+        if let Err(e) = self.fill_chunk(target, continuations, &mut data) {
+            // What follows the last line end is an unfinished line: kept
+            // with the cut, not parsed. The cut is placed after the whole
+            // lines of this chunk, which are still handed out.
+            let whole = memchr::memrchr(b'\n', &data).map_or(0, |i| i + 1);
+            let partial = data.split_off(whole);
+            let (line, text_bytes) = (self.line, self.text_bytes);
+            self.line += memchr::memchr_iter(b'\n', &data).count() as u64;
+            self.text_bytes += data.len() as u64;
+            let cut = self.cut_here(&e, &partial);
+            (self.line, self.text_bytes) = (line, text_bytes);
+            cut?;
         }
         if data.is_empty() {
             return Ok(None);
         }
+        self.text_bytes += data.len() as u64;
         let mut newlines = memchr::memchr_iter(b'\n', &data).count() as u64;
         if data.last() != Some(&b'\n') {
             newlines += 1;
@@ -164,6 +231,34 @@ impl Lines {
         };
         self.line += newlines;
         Ok(Some(chunk))
+    }
+}
+
+impl Lines {
+    /// Read about `target` bytes of whole lines into `data` (see
+    /// [`Lines::next_chunk`]); on an error, `data` holds what was read.
+    fn fill_chunk(
+        &mut self,
+        target: usize,
+        continuations: &[String],
+        data: &mut Vec<u8>,
+    ) -> std::io::Result<()> {
+        // Straight into the chunk: a large read bypasses the reader's own
+        // buffer, one copy fewer than going through it.
+        let want = target as u64;
+        let got = (&mut self.reader).take(want).read_to_end(data)?;
+        if got as u64 == want && data.last() != Some(&b'\n') {
+            // Full: finish the line we are in.
+            self.reader.read_until(b'\n', data)?;
+        }
+        while !continuations.is_empty() && data.last() == Some(&b'\n') {
+            let buf = self.reader.fill_buf()?;
+            if !continuations.iter().any(|c| buf.starts_with(c.as_bytes())) {
+                break;
+            }
+            self.reader.read_until(b'\n', data)?;
+        }
+        Ok(())
     }
 }
 
@@ -179,12 +274,7 @@ impl Lines {
         }
         let buf = match self.reader.fill_buf() {
             Ok(b) => b,
-            Err(e) => {
-                return Some(Err(ReadError::Io {
-                    path: self.name.clone(),
-                    message: e.to_string(),
-                }))
-            }
+            Err(e) => return self.cut_here(&e, &[]).err().map(Err),
         };
         if !continuations.iter().any(|c| buf.starts_with(c.as_bytes())) {
             return None;
@@ -200,8 +290,9 @@ impl Iterator for Lines {
         self.buf.clear();
         match self.reader.read_until(b'\n', &mut self.buf) {
             Ok(0) => None,
-            Ok(_) => {
+            Ok(n) => {
                 self.line += 1;
+                self.text_bytes += n as u64;
                 let mut end = self.buf.len();
                 while end > 0 && (self.buf[end - 1] == b'\n' || self.buf[end - 1] == b'\r') {
                     end -= 1;
@@ -220,10 +311,12 @@ impl Iterator for Lines {
                 };
                 Some(Ok((self.line, text)))
             }
-            Err(e) => Some(Err(ReadError::Io {
-                path: self.name.clone(),
-                message: e.to_string(),
-            })),
+            Err(e) => {
+                let partial = std::mem::take(&mut self.buf);
+                let cut = self.cut_here(&e, &partial);
+                self.buf = partial;
+                cut.err().map(Err)
+            }
         }
     }
 }

@@ -11,12 +11,14 @@
 //! ["samples/bulk-export", "-"] -> [Input "samples/bulk-export/access.log.gz", ..., Input "<stdin>"]
 //! ```
 
+mod cut;
 mod docker_stream;
 mod error;
 mod input;
 mod lines;
 mod pipe;
 
+pub use cut::Cut;
 pub use error::ReadError;
-pub use input::{open_all, Input};
+pub use input::{open_all, open_each, Input};
 pub use lines::{Chunk, Lines};

@@ -31,6 +31,11 @@ impl Pipe {
                 Ok(0) => break,
                 Ok(_) => tx.send(Ok(block)),
                 Err(e) => {
+                    // What was inflated before the failure is text too: a
+                    // stream cut short keeps it.
+                    if !block.is_empty() && tx.send(Ok(block)).is_err() {
+                        break;
+                    }
                     let _ = tx.send(Err(e));
                     break;
                 }
@@ -82,17 +87,31 @@ mod tests {
         assert_eq!(got, data);
     }
 
+    /// Regression: the bytes inflated before a corrupt block were dropped
+    /// with the block, so a cut `.gz` lost up to a block of lines.
+    #[test]
+    fn bytes_before_an_error_reach_the_reader_then_the_error() {
+        let data = b"first line\nsecond".to_vec();
+        let source = io::Cursor::new(data.clone()).chain(Broken);
+        let mut pipe = Pipe::spawn(source);
+        let mut got = Vec::new();
+        let err = pipe.read_to_end(&mut got).expect_err("error");
+        assert_eq!(got, data);
+        assert!(err.to_string().contains("corrupt"), "{err}");
+    }
+
+    struct Broken;
+    impl Read for Broken {
+        fn read(&mut self, _: &mut [u8]) -> io::Result<usize> {
+            Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                "corrupt deflate stream",
+            ))
+        }
+    }
+
     #[test]
     fn a_source_error_reaches_the_reader() {
-        struct Broken;
-        impl Read for Broken {
-            fn read(&mut self, _: &mut [u8]) -> io::Result<usize> {
-                Err(io::Error::new(
-                    io::ErrorKind::InvalidData,
-                    "corrupt deflate stream",
-                ))
-            }
-        }
         let err = Pipe::spawn(Broken)
             .read_to_end(&mut Vec::new())
             .expect_err("error");

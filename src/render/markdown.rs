@@ -635,7 +635,18 @@ fn data(out: &mut String, r: &Report) {
                 .iter()
                 .map(|(k, v)| format!("{v} {k}"))
                 .collect();
-            format!("- `{}`: {}", i.path, reasons.join(", "))
+            let mut item = format!("- `{}`: {}", i.path, reasons.join(", "));
+            // The first of them, redacted: what a reader checks by eye.
+            for b in &i.first_skipped {
+                let _ = write!(
+                    item,
+                    "\n  - line {} ({}): `{}`",
+                    b.line,
+                    b.reason,
+                    b.text.replace('`', "'")
+                );
+            }
+            item
         })
         .collect();
     if skipped.is_empty() {

@@ -173,7 +173,16 @@ pub fn check(stats: &[crate::parse::InputStats]) -> String {
         ]);
     }
     let mut out = format!("{t}\n");
+    for w in crate::input_warnings(stats) {
+        out.push_str(&format!("warning: {w}\n"));
+    }
     for s in stats {
+        for (format, n) in &s.read_by {
+            out.push_str(&format!(
+                "{}: {n} record(s) `{}` leaves read as {format}\n",
+                s.path, s.format
+            ));
+        }
         for (reason, n) in &s.unplaced_by_reason {
             out.push_str(&format!(
                 "{}: {n} parsed but not on the timeline: {reason}\n",
@@ -246,6 +255,17 @@ pub fn check_json(stats: &[crate::parse::InputStats]) -> String {
         }
         if let Some(inner) = &s.inner_format {
             v["inner_format"] = serde_json::Value::String(inner.clone());
+        }
+        if let Some(cut) = &s.cut {
+            v["cut"] = serde_json::json!({
+                "file_byte": cut.file_byte,
+                "text_byte": cut.text_byte,
+                "line": cut.line,
+                "reason": cut.reason,
+            });
+        }
+        if let Some(why) = &s.unreadable {
+            v["unreadable"] = serde_json::Value::String(why.clone());
         }
         out.push_str(&v.to_string());
         out.push('\n');

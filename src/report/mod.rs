@@ -148,6 +148,45 @@ pub struct InputJson {
     /// Added to the contract: for an envelope, the format of the lines inside.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub inner_format: Option<String>,
+    /// Added to the contract: the first skipped lines (blank ones aside),
+    /// redacted, each with its line and reason.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub first_skipped: Vec<SkippedJson>,
+}
+
+/// A skipped line as the report shows it: redacted, cut to a short window.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct SkippedJson {
+    pub line: u64,
+    pub reason: String,
+    pub text: String,
+}
+
+/// Characters of a skipped line the report shows.
+const SKIPPED_SHOWN: usize = 160;
+
+fn first_skipped(i: &InputStats) -> Vec<SkippedJson> {
+    i.bad_lines
+        .iter()
+        .filter(|b| b.reason != "blank line")
+        .map(|b| {
+            // Redacted whole, then cut: a cut first could leave half an
+            // address that no pattern knows any more.
+            let redacted = redact_text(&b.text);
+            let mut text: String = redacted.chars().take(SKIPPED_SHOWN).collect();
+            if b.text_from > 0 {
+                text.insert(0, '…');
+            }
+            if redacted.chars().nth(SKIPPED_SHOWN).is_some() {
+                text.push('…');
+            }
+            SkippedJson {
+                line: b.line,
+                reason: b.reason.clone(),
+                text,
+            }
+        })
+        .collect()
 }
 
 /// The JSON report, field for field as `report-json.md`.
@@ -395,6 +434,7 @@ pub fn build(
                 last_ts: i.last_ts.map(rfc3339),
                 skipped_by_reason: i.skipped_by_reason.clone(),
                 inner_format: i.inner_format.clone(),
+                first_skipped: first_skipped(i),
             })
             .collect(),
         warnings,
@@ -415,5 +455,29 @@ pub fn build(
             has_metrics: agg.metric_series().next().is_some(),
             has_infra: !agg.infra_events().is_empty(),
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The report shows the first skipped lines, redacted and cut short;
+    /// blank lines are counted but not shown.
+    #[test]
+    fn skipped_examples_are_redacted_and_short() {
+        let mut stats = InputStats::default();
+        stats.skip(3, "blank line", "");
+        stats.skip(
+            7,
+            "does not match the format",
+            &format!("login failed for ana@example.com {}", "x".repeat(300)),
+        );
+        let shown = first_skipped(&stats);
+        assert_eq!(shown.len(), 1);
+        assert_eq!(shown[0].line, 7);
+        assert!(!shown[0].text.contains("ana@example.com"), "{:?}", shown[0]);
+        assert!(shown[0].text.ends_with('…'));
+        assert!(shown[0].text.chars().count() <= SKIPPED_SHOWN + 1);
     }
 }

@@ -1,6 +1,14 @@
 //! Integration tests: the real binary on real files, in a fixed time zone.
 //! Themed modules; snapshots under `snapshots/` are reviewed like code.
 
+// A test's helpers state their assumptions with expect: a failed one is a
+// failed test, never a user's panic.
+#![allow(
+    clippy::expect_used,
+    clippy::unwrap_used,
+    reason = "test code: a failed expectation fails the test"
+)]
+
 mod bad_input;
 mod changes;
 mod charts;
@@ -9,6 +17,9 @@ mod corpus;
 mod envelopes;
 mod families;
 mod fixture;
+mod flipped;
+mod hostile;
 mod patterns;
+mod properties;
 mod samples;
 mod timeless;

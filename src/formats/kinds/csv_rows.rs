@@ -34,6 +34,16 @@ impl Rows {
         self.pending.is_some()
     }
 
+    /// The lines of a row still open (0 when none is): at the end of the
+    /// input, a row cut inside a quoted field.
+    pub fn open_lines(&self) -> u64 {
+        if self.pending.is_some() {
+            self.lines as u64
+        } else {
+            0
+        }
+    }
+
     /// Feed one physical line: the complete row, or `None` while a quoted
     /// field stays open.
     pub fn push<'a>(&mut self, line: &'a str) -> Result<Option<Cow<'a, str>>, Skip> {

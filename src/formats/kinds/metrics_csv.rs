@@ -77,6 +77,10 @@ pub struct MetricsCsv {
 }
 
 impl Extractor for MetricsCsv {
+    fn open_lines(&self) -> u64 {
+        self.rows.open_lines()
+    }
+
     fn line<'a>(&mut self, line: &'a str) -> Result<Vec<Fields<'a>>, Skip> {
         self.unplaced = false;
         if !self.rows.is_open() {

@@ -80,6 +80,13 @@ pub trait Extractor: Send {
     fn finish(&mut self) -> Vec<Fields<'static>> {
         Vec::new()
     }
+
+    /// Lines of a record still open at the end of the input (a quoted CSV
+    /// field never closed: the input was cut inside it). They were counted
+    /// as read while they waited; the end makes them skipped.
+    fn open_lines(&self) -> u64 {
+        0
+    }
 }
 
 /// The extractor of a code kind, or `None` for the data-driven kinds

@@ -100,6 +100,10 @@ pub struct PgActivity {
 }
 
 impl Extractor for PgActivity {
+    fn open_lines(&self) -> u64 {
+        self.rows.open_lines()
+    }
+
     fn line<'a>(&mut self, line: &'a str) -> Result<Vec<Fields<'a>>, Skip> {
         self.unplaced = false;
         if !self.rows.is_open() && line.trim().is_empty() {

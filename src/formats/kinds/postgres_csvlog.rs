@@ -55,6 +55,10 @@ pub struct Csvlog {
 }
 
 impl Extractor for Csvlog {
+    fn open_lines(&self) -> u64 {
+        self.rows.open_lines()
+    }
+
     fn line<'a>(&mut self, line: &'a str) -> Result<Vec<Fields<'a>>, Skip> {
         if !self.rows.is_open() {
             if line.trim().is_empty() {

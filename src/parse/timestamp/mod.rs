@@ -69,6 +69,15 @@ impl TimeParser {
         }
     }
 
+    /// A parser for another format's records in the same input (a line
+    /// another format reads): its formats, this one's zone and year context.
+    pub fn with_formats(&self, formats: &[String]) -> TimeParser {
+        TimeParser {
+            formats: formats.to_vec(),
+            ..self.for_chunk()
+        }
+    }
+
     /// UTC milliseconds, or `None` when the text is no timestamp we know.
     pub fn parse(&mut self, text: &str) -> Option<Millis> {
         self.parse_with_fraction(text).map(|(ms, _)| ms)
