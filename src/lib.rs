@@ -23,6 +23,7 @@ pub mod redact;
 pub mod render;
 pub mod report;
 mod scan;
+pub mod templates;
 pub mod zone;
 
 use miette::Diagnostic;
@@ -35,6 +36,7 @@ use formats::{Catalogue, CatalogueError, FormatError};
 use parse::{InputStats, ParseError, ParseOptions};
 use read::ReadError;
 use report::Report;
+use templates::TemplateError;
 
 /// Every error a run can end with; `main` turns it into a diagnostic.
 #[derive(Debug, Error, Diagnostic)]
@@ -57,6 +59,9 @@ pub enum Error {
     #[error(transparent)]
     #[diagnostic(transparent)]
     Aggregate(#[from] AggregateError),
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Templates(#[from] TemplateError),
     /// `--strict` found lines no format reads (exit code 2).
     #[error("--strict: {count} line(s) could not be parsed")]
     #[diagnostic(code(postmortem::strict))]
@@ -184,6 +189,7 @@ fn strict_check(stats: &[InputStats]) -> Result<(), Error> {
 
 /// The whole pipeline: inputs to report.
 pub fn run(cfg: &Config) -> Result<Report, Error> {
+    let template_rules = templates::Rules::builtin()?;
     let cat = catalogue(&cfg.input)?;
     let mut agg = Aggregates::bounded(cfg.since.map(|s| s * 1000), cfg.until.map(|u| u * 1000));
     let inputs = read_inputs(&cat, &cfg.input, &mut agg)?;
@@ -196,12 +202,18 @@ pub fn run(cfg: &Config) -> Result<Report, Error> {
         until: cfg.until,
     };
     let analysis = correlate::correlate(&agg, &opts)?;
-    let findings = patterns::detect(&agg, &analysis);
+    // Templates need the incident window, and the findings cite them.
+    let template_set = templates::TemplateSet::build(agg.templates());
+    let surges = templates::surge::analyze(&template_set, &analysis);
+    let mut findings = patterns::detect(&agg, &analysis);
+    templates::cite::cite(&mut findings, &template_set, &analysis, template_rules);
     let mut warnings = Vec::new();
     if agg.first_ms().is_none() && agg.infra_events().is_empty() {
         warnings.push("no event in the inputs carried a usable timestamp".to_string());
     }
-    Ok(report::build(
-        &agg, &analysis, &findings, &inputs, cfg.tz, warnings,
-    ))
+    warnings.extend(template_set.warnings());
+    let mut report = report::build(&agg, &analysis, &findings, &inputs, cfg.tz, warnings);
+    (report.templates, report.extra.templates) =
+        templates::json::to_json(&template_set, surges.as_ref(), &analysis);
+    Ok(report)
 }

@@ -151,6 +151,9 @@ pub struct Report {
     pub findings: Vec<FindingJson>,
     pub inputs: Vec<InputJson>,
     pub warnings: Vec<String>,
+    /// Added to the contract: log message templates, new and surging first
+    /// (README.md, "The `templates` array").
+    pub templates: Vec<crate::templates::json::TemplateJson>,
     #[serde(skip)]
     pub extra: Extra,
 }
@@ -170,6 +173,7 @@ pub struct Extra {
     pub has_logs: bool,
     pub has_metrics: bool,
     pub has_infra: bool,
+    pub templates: crate::templates::json::TemplatesExtra,
 }
 
 /// A chart: one x axis, series drawn as bars or lines.
@@ -371,6 +375,7 @@ pub fn build(
             })
             .collect(),
         warnings,
+        templates: Vec::new(),
         extra: Extra {
             tz,
             charts: charts(agg, a),
@@ -387,6 +392,7 @@ pub fn build(
             has_logs: agg.has_logs(),
             has_metrics: agg.metric_series().next().is_some(),
             has_infra: !agg.infra_events().is_empty(),
+            templates: Default::default(),
         },
     }
 }

@@ -112,6 +112,8 @@ pub struct Aggregates {
     metrics: BTreeMap<String, Series>,
     infra: Vec<InfraEvent>,
     banners: Vec<BannerSeen>,
+    /// Log messages by template key (`crate::templates`).
+    templates: crate::templates::Miner,
     first_ms: Option<Millis>,
     last_ms: Option<Millis>,
     /// `--since`/`--until`: events outside are left out.
@@ -272,6 +274,7 @@ impl Aggregates {
     }
 
     fn add_log(&mut self, mut l: LogRecord<'_>) {
+        self.templates.add(&l);
         let s = sec(l.ts);
         if let Some(banner) = l.version.take() {
             self.banners.push(BannerSeen {
@@ -399,6 +402,7 @@ impl Aggregates {
         }
         self.infra.extend(other.infra);
         self.banners.extend(other.banners);
+        self.templates.merge(other.templates);
         self.first_ms = [self.first_ms, other.first_ms].into_iter().flatten().min();
         self.last_ms = [self.last_ms, other.last_ms].into_iter().flatten().max();
     }
@@ -587,6 +591,11 @@ impl Aggregates {
 
     pub fn infra_events(&self) -> &[InfraEvent] {
         &self.infra
+    }
+
+    /// Log messages by template key, for `crate::templates` to cluster.
+    pub fn templates(&self) -> &crate::templates::Miner {
+        &self.templates
     }
 
     /// Version banners, by time.

@@ -1,0 +1,214 @@
+//! Small mergeable summaries kept per message key: counts per time bucket,
+//! and the names (tenants, instances) a key's records carried.
+//!
+//! Both merge to the same state however the records were split between
+//! workers: buckets by sums, names by keeping the `K` with the smallest
+//! stable hash (a bottom-k sketch), whose counts are then exact, because a
+//! name among the `K` smallest of all is among the `K` smallest of every
+//! part it appears in.
+//!
+//! In: bucket indices and names, one record at a time. Out: sorted
+//! `(bucket, count)` pairs; names with counts and whether more were seen.
+
+use crate::redact::fnv1a;
+
+/// Names kept per key.
+pub(crate) const K: usize = 16;
+
+/// Counts per time bucket, sorted by bucket; empty buckets are absent.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) struct Buckets(Vec<(i32, u32)>);
+
+impl Buckets {
+    /// Count one record in bucket `b`; true when the bucket is new.
+    pub(crate) fn add(&mut self, b: i32) -> bool {
+        match self.0.last_mut() {
+            Some(last) if last.0 == b => {
+                last.1 += 1;
+                false
+            }
+            Some(last) if last.0 > b => match self.0.binary_search_by_key(&b, |c| c.0) {
+                Ok(i) => {
+                    self.0[i].1 += 1;
+                    false
+                }
+                Err(i) => {
+                    self.0.insert(i, (b, 1));
+                    true
+                }
+            },
+            _ => {
+                self.0.push((b, 1));
+                true
+            }
+        }
+    }
+
+    /// Fold another key's buckets in.
+    pub(crate) fn merge(&mut self, other: Buckets) {
+        if other.0.is_empty() {
+            return;
+        }
+        if self.0.is_empty() {
+            *self = other;
+            return;
+        }
+        let (a, b) = (&self.0, &other.0);
+        let mut out = Vec::with_capacity(a.len() + b.len());
+        let (mut i, mut j) = (0, 0);
+        while i < a.len() && j < b.len() {
+            match a[i].0.cmp(&b[j].0) {
+                std::cmp::Ordering::Equal => {
+                    out.push((a[i].0, a[i].1 + b[j].1));
+                    i += 1;
+                    j += 1;
+                }
+                std::cmp::Ordering::Less => {
+                    out.push(a[i]);
+                    i += 1;
+                }
+                std::cmp::Ordering::Greater => {
+                    out.push(b[j]);
+                    j += 1;
+                }
+            }
+        }
+        out.extend_from_slice(&a[i..]);
+        out.extend_from_slice(&b[j..]);
+        self.0 = out;
+    }
+
+    /// Buckets `factor` times wider (a bucket index divided by `factor`).
+    pub(crate) fn widen(&mut self, factor: i32) {
+        let mut out: Vec<(i32, u32)> = Vec::with_capacity(self.0.len());
+        for &(b, n) in &self.0 {
+            let w = b.div_euclid(factor);
+            match out.last_mut() {
+                Some(last) if last.0 == w => last.1 += n,
+                _ => out.push((w, n)),
+            }
+        }
+        self.0 = out;
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (i32, u32)> + '_ {
+        self.0.iter().copied()
+    }
+}
+
+/// The `K` names with the smallest hash, each with its exact count; kept
+/// sorted by (hash, name), so equal sets are equal values.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) struct Names {
+    items: Vec<(u64, Box<str>, u64)>,
+    /// More than `K` distinct names were seen.
+    more: bool,
+}
+
+impl Names {
+    pub(crate) fn add(&mut self, name: &str, n: u64) {
+        self.add_hashed(fnv1a(name.as_bytes()), name, n);
+    }
+
+    fn add_hashed(&mut self, h: u64, name: &str, n: u64) {
+        match self
+            .items
+            .binary_search_by(|it| (it.0, &*it.1).cmp(&(h, name)))
+        {
+            Ok(i) => self.items[i].2 += n,
+            Err(i) if self.items.len() < K => self.items.insert(i, (h, name.into(), n)),
+            Err(i) => {
+                self.more = true;
+                if i < K {
+                    self.items.insert(i, (h, name.into(), n));
+                    self.items.truncate(K);
+                }
+            }
+        }
+    }
+
+    pub(crate) fn merge(&mut self, other: Names) {
+        self.more |= other.more;
+        for (h, name, n) in other.items {
+            self.add_hashed(h, &name, n);
+        }
+    }
+
+    /// The names kept, most records first (then by name), and whether more
+    /// were seen than are listed.
+    pub(crate) fn ranked(&self) -> (Vec<(&str, u64)>, bool) {
+        let mut v: Vec<(&str, u64)> = self.items.iter().map(|(_, s, n)| (&**s, *n)).collect();
+        v.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+        (v, self.more)
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn buckets_merge_and_widen_by_sums() {
+        let mut a = Buckets::default();
+        for b in [5, 5, 7, 3] {
+            a.add(b);
+        }
+        assert_eq!(a.iter().collect::<Vec<_>>(), vec![(3, 1), (5, 2), (7, 1)]);
+        let mut b = Buckets::default();
+        for x in [4, 5, 9] {
+            b.add(x);
+        }
+        a.merge(b);
+        assert_eq!(
+            a.iter().collect::<Vec<_>>(),
+            vec![(3, 1), (4, 1), (5, 3), (7, 1), (9, 1)]
+        );
+        a.widen(6);
+        assert_eq!(a.iter().collect::<Vec<_>>(), vec![(0, 5), (1, 2)]);
+        let mut neg = Buckets::default();
+        neg.add(-1);
+        neg.widen(6);
+        assert_eq!(neg.iter().collect::<Vec<_>>(), vec![(-1, 1)]);
+    }
+
+    #[test]
+    fn names_keep_the_same_k_with_exact_counts_however_split() {
+        let names: Vec<String> = (0..200).map(|i| format!("acct-{}", i % 40)).collect();
+        let mut whole = Names::default();
+        for n in &names {
+            whole.add(n, 1);
+        }
+        for cut in [0, 1, 77, 150, 200] {
+            let (mut a, mut b) = (Names::default(), Names::default());
+            for n in &names[..cut] {
+                a.add(n, 1);
+            }
+            for n in &names[cut..] {
+                b.add(n, 1);
+            }
+            b.merge(a);
+            assert_eq!(b.ranked(), whole.ranked(), "cut at {cut}");
+        }
+        let (kept, more) = whole.ranked();
+        assert_eq!(kept.len(), K);
+        assert!(more);
+        assert!(kept.iter().all(|(_, n)| *n == 5), "exact counts: {kept:?}");
+    }
+
+    #[test]
+    fn few_names_are_all_kept() {
+        let mut n = Names::default();
+        for s in ["b", "a", "b"] {
+            n.add(s, 1);
+        }
+        assert_eq!(n.ranked(), (vec![("b", 2), ("a", 1)], false));
+    }
+}
