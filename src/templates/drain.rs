@@ -243,12 +243,12 @@ mod tests {
             (
                 "first words differ: two messages",
                 vec![
-                    ("Starting ApiApplication <id>.<num>.<num> using Java <num>", 3),
-                    ("Stopping ApiApplication <id>.<num>.<num> using Java <num>", 3),
+                    ("Starting ApiApplication <num> using Java <num>", 3),
+                    ("Stopping ApiApplication <num> using Java <num>", 3),
                 ],
                 vec![
-                    "Starting ApiApplication <id>.<num>.<num> using Java <num>",
-                    "Stopping ApiApplication <id>.<num>.<num> using Java <num>",
+                    "Starting ApiApplication <num> using Java <num>",
+                    "Stopping ApiApplication <num> using Java <num>",
                 ],
             ),
         ];

@@ -252,11 +252,16 @@ fn pieces(core: &[u8], rules: &Rules, out: &mut String) {
     }
 }
 
-/// `<num>` for a number (signs, decimals, thousands separators, a word
-/// such as `MB` or `st` on it), `<duration>` for one or more number-unit pairs
+/// `<num>` for a number (signs, decimals, thousands separators, versions
+/// such as `v4.18.2`, a word such as `MB` or `st` on it), `<duration>` for one or more number-unit pairs
 /// with time units (`30000ms`, `2m3.5s`).
 fn number(t: &[u8], rules: &Rules) -> Option<&'static str> {
-    let mut i = usize::from(matches!(t.first(), Some(b'-' | b'+')));
+    // A sign, or the `v` of a version (`v4.18.2`).
+    let mut i = match t {
+        [b'-' | b'+', ..] => 1,
+        [b'v' | b'V', d, ..] if d.is_ascii_digit() => 1,
+        _ => 0,
+    };
     let mut pairs = 0;
     let mut all_time = true;
     let mut unitless = false;
@@ -417,7 +422,7 @@ mod tests {
             ("spaces collapse", "  a \t b  ", "a b"),
             ("first line only", "boom 1\n\tat com.x.Y(Y.java:12)", "boom <num>"),
             ("words stay", "Commencing graceful shutdown. Waiting for active requests to complete", "Commencing graceful shutdown. Waiting for active requests to complete"),
-            ("version", "Starting ApiApplication v4.18.2 using Java 17.0.9", "Starting ApiApplication <id>.<num>.<num> using Java <num>"),
+            ("version", "Starting ApiApplication v4.18.2 using Java 17.0.9", "Starting ApiApplication <num> using Java <num>"),
             ("empty", "", ""),
         ];
         for (name, input, want) in cases {
