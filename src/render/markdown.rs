@@ -63,6 +63,7 @@ pub fn render(r: &Report) -> String {
     summary(&mut out, r);
     impact(&mut out, r);
     timeline(&mut out, r);
+    super::templates::section(&mut out, r);
     root_cause(&mut out, r);
     detection(&mut out, r);
     actions(&mut out, r);

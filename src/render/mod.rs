@@ -8,6 +8,7 @@
 pub mod json;
 pub mod markdown;
 pub mod table;
+pub mod templates;
 pub mod time;
 
 pub use crate::report::Report;
