@@ -40,7 +40,12 @@ pub fn cite(findings: &mut [Finding], set: &TemplateSet, a: &Analysis, rules: &R
         let Some(signals) = rules.evidence.get(f.pattern) else {
             continue;
         };
-        let span = Span::new(f.start.div_euclid(1000), f.end.div_euclid(1000) + 1);
+        // Whole buckets: a line in the finding's first second is in its bucket.
+        let b = set.bucket_s.max(1);
+        let span = Span::new(
+            f.start.div_euclid(1000).div_euclid(b) * b,
+            f.end.div_euclid(1000) + 1,
+        );
         let mut hits: Vec<(&Template, u64)> = Vec::new();
         for s in signals {
             for (t, n) in set.with_signal(*s, span) {

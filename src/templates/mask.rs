@@ -45,12 +45,75 @@ pub(crate) const PATH: &str = "<path>";
 pub(crate) const URL: &str = "<url>";
 pub(crate) const QUOTED: &str = "<quoted>";
 
+// Byte classes, one table lookup per byte.
+const DIGIT: u8 = 1;
+const AT: u8 = 2;
+const COLON: u8 = 4;
+const QUOTE: u8 = 8;
+const SPACE: u8 = 16;
+
+const fn classes() -> [u8; 256] {
+    let mut t = [0u8; 256];
+    let mut d = b'0';
+    while d <= b'9' {
+        t[d as usize] = DIGIT;
+        d += 1;
+    }
+    t[b'@' as usize] = AT;
+    t[b':' as usize] = COLON;
+    t[b'"' as usize] = QUOTE;
+    t[b'\'' as usize] = QUOTE;
+    t[b'`' as usize] = QUOTE;
+    t[b' ' as usize] = SPACE;
+    t[b'\t' as usize] = SPACE;
+    t[b'\r' as usize] = SPACE;
+    t
+}
+
+static CLASS: [u8; 256] = classes();
+
+// What a byte is to the word scan: part of a plain word, a separator, or
+// something that may need masking (digits, `@`, `:`, quotes, brackets,
+// path characters).
+const WORD: u8 = 0;
+const SEP: u8 = 1;
+const OTHER: u8 = 2;
+
+const fn kinds() -> [u8; 256] {
+    let mut t = [OTHER; 256];
+    let mut c = 0usize;
+    while c < 256 {
+        let b = c as u8;
+        if b.is_ascii_alphabetic() || b >= 0x80 {
+            t[c] = WORD;
+        }
+        c += 1;
+    }
+    let quiet = b"-_,;!?.)]}>=|+*&%#$^";
+    let mut k = 0;
+    while k < quiet.len() {
+        t[quiet[k] as usize] = WORD;
+        k += 1;
+    }
+    t[b' ' as usize] = SEP;
+    t[b'\t' as usize] = SEP;
+    t[b'\r' as usize] = SEP;
+    t
+}
+
+static KIND: [u8; 256] = kinds();
+
 fn is_space(b: u8) -> bool {
-    b == b' ' || b == b'\t'
+    CLASS[b as usize] & SPACE != 0
 }
 
 fn is_quote(b: u8) -> bool {
-    b == b'"' || b == b'\'' || b == b'`'
+    CLASS[b as usize] & QUOTE != 0
+}
+
+/// The classes of every byte of `t`, or'ed.
+fn flags(t: &str) -> u8 {
+    t.bytes().fold(0, |f, b| f | CLASS[b as usize])
 }
 
 /// Where a quote opens a value: at a token's start or after one of these.
@@ -58,14 +121,20 @@ fn opens_after(b: u8) -> bool {
     matches!(b, b'=' | b':' | b'(' | b'[' | b'{' | b',' | b'<')
 }
 
+/// Whether a token starting with `b` may be a path (or a bracketed one)
+/// even without a digit, `@` or `:`.
+fn may_mask(b: u8) -> bool {
+    matches!(b, b'/' | b'~' | b'.' | b'(' | b'[' | b'{' | b'<')
+}
+
 /// Split a token into leading brackets, its core and trailing punctuation.
-fn split_punct(t: &[u8]) -> (&[u8], &[u8], &[u8]) {
-    let l = t
+fn split_punct(t: &str) -> (&str, &str, &str) {
+    let b = t.as_bytes();
+    let l = b
         .iter()
         .take_while(|b| matches!(b, b'(' | b'[' | b'{' | b'<'))
         .count();
-    let rest = &t[l..];
-    let r = rest
+    let r = b[l..]
         .iter()
         .rev()
         .take_while(|b| {
@@ -75,70 +144,123 @@ fn split_punct(t: &[u8]) -> (&[u8], &[u8], &[u8]) {
             )
         })
         .count();
-    (&t[..l], &rest[..rest.len() - r], &rest[rest.len() - r..])
-}
-
-fn push(out: &mut String, b: &[u8]) {
-    // Tokens are cut at ASCII bytes only, so each piece is whole UTF-8.
-    out.push_str(std::str::from_utf8(b).unwrap_or(""));
+    // Cut at ASCII bytes: always on a character boundary.
+    (&t[..l], &t[l..t.len() - r], &t[t.len() - r..])
 }
 
 /// The key of `message` into `out` (cleared first), at most `max_tokens`
 /// tokens. Returns the number of tokens written.
 pub(crate) fn mask_into(message: &str, rules: &Rules, max_tokens: usize, out: &mut String) -> usize {
     out.clear();
-    let mut line = message.as_bytes();
-    if let Some(nl) = memchr::memchr(b'\n', line) {
+    let mut line = message;
+    if let Some(nl) = memchr::memchr(b'\n', line.as_bytes()) {
         line = &line[..nl];
     }
     if line.len() > MAX_BYTES {
         let mut end = MAX_BYTES;
-        while end > 0 && !message.is_char_boundary(end) {
+        while end > 0 && !line.is_char_boundary(end) {
             end -= 1;
         }
         line = &line[..end];
     }
-    let mut i = 0;
-    let mut tokens = 0;
+    let b = line.as_bytes();
     let max = max_tokens.min(MAX_TOKENS);
-    while i < line.len() && tokens < max {
-        if is_space(line[i]) || line[i] == b'\r' {
-            i += 1;
-            continue;
-        }
-        if tokens > 0 {
-            out.push(' ');
-        }
+    // Words are copied in runs (the text between masked tokens, when single
+    // spaces separate its words), not one by one: most of a line is words.
+    let mut i = b.iter().position(|&c| !is_space(c)).unwrap_or(b.len());
+    let mut run = i;
+    let mut last_end = i;
+    let mut tokens = 0;
+    while i < b.len() && tokens < max {
         tokens += 1;
-        i = token(line, i, rules, out);
+        let start = i;
+        // A word (letters and quiet punctuation only) stays in the run: one
+        // table look a byte, nothing else.
+        let mut j = i;
+        if !may_mask(b[i]) {
+            while j < b.len() && KIND[b[j] as usize] == WORD {
+                j += 1;
+            }
+        }
+        if j > i && (j == b.len() || KIND[b[j] as usize] == SEP) {
+            i = j;
+        } else {
+            out.push_str(&line[run..start]);
+            i = token(line, start, rules, out);
+            run = i;
+        }
+        last_end = i;
+        let sep = i;
+        while i < b.len() && is_space(b[i]) {
+            i += 1;
+        }
+        if i < b.len() && tokens < max && (i - sep != 1 || b[sep] != b' ') {
+            // Spaces other than one: the key has one.
+            out.push_str(&line[run..sep]);
+            out.push(' ');
+            run = i;
+        }
+    }
+    if last_end > run {
+        out.push_str(&line[run..last_end]);
     }
     tokens
 }
 
-/// Mask the token starting at `start`; returns where the next one may start.
-fn token(line: &[u8], start: usize, rules: &Rules, out: &mut String) -> usize {
+/// Mask the token at `start` (not a plain word); returns its end.
+fn token(line: &str, start: usize, rules: &Rules, out: &mut String) -> usize {
+    let b = line.as_bytes();
+    if b[start] == b'/' {
+        // A path runs to the next space, whatever it holds: no need to
+        // look at each byte.
+        let end = memchr::memchr3(b' ', b'\t', b'\r', &b[start..]).map_or(b.len(), |e| start + e);
+        plain(&line[start..end], 0, rules, out);
+        return end;
+    }
+    let mut f = 0;
+    let mut end = start;
+    while end < b.len() {
+        let c = CLASS[b[end] as usize];
+        if c & SPACE != 0 {
+            break;
+        }
+        f |= c;
+        end += 1;
+    }
+    if f & QUOTE != 0 {
+        quoted_token(line, start, rules, out)
+    } else {
+        plain(&line[start..end], f, rules, out);
+        end
+    }
+}
+
+/// Mask a token holding a quote, which may open a value that runs past
+/// spaces; returns where the next token may start.
+fn quoted_token(line: &str, start: usize, rules: &Rules, out: &mut String) -> usize {
+    let b = line.as_bytes();
     let mut s = start;
     loop {
-        let end = s + line[s..]
+        let end = b[s..]
             .iter()
-            .position(|&b| is_space(b) || b == b'\r')
-            .unwrap_or(line.len() - s);
-        let quote = (s..end).find(|&q| is_quote(line[q]) && (q == s || opens_after(line[q - 1])));
+            .position(|&c| is_space(c))
+            .map_or(b.len(), |e| s + e);
+        let quote = (s..end).find(|&q| is_quote(b[q]) && (q == s || opens_after(b[q - 1])));
         let Some(q) = quote else {
-            plain(&line[s..end], rules, out);
+            plain(&line[s..end], flags(&line[s..end]), rules, out);
             return end;
         };
-        match closing(line, q) {
+        match closing(b, q) {
             Some(c) => {
-                plain(&line[s..q], rules, out);
+                plain(&line[s..q], flags(&line[s..q]), rules, out);
                 out.push_str(QUOTED);
                 s = c + 1;
-                if s >= line.len() || is_space(line[s]) {
+                if s >= b.len() || is_space(b[s]) {
                     return s;
                 }
             }
             None => {
-                plain(&line[s..end], rules, out);
+                plain(&line[s..end], flags(&line[s..end]), rules, out);
                 return end;
             }
         }
@@ -170,83 +292,85 @@ fn closing(line: &[u8], q: usize) -> Option<usize> {
     None
 }
 
-/// What a token holds, from one look at each byte.
-#[derive(Default)]
-struct Scan {
-    digit: bool,
-    at: bool,
-}
-
-fn scan(t: &[u8]) -> Scan {
-    let mut s = Scan::default();
-    for &b in t {
-        s.digit |= b.is_ascii_digit();
-        s.at |= b == b'@';
-    }
-    s
-}
-
-/// Mask a token without quotes.
-fn plain(t: &[u8], rules: &Rules, out: &mut String) {
-    if t.is_empty() {
+/// Mask a token without quotes; `f` has the classes of its bytes (for a
+/// token starting with `/`, none: it is a path or nothing).
+fn plain(t: &str, f: u8, rules: &Rules, out: &mut String) {
+    let Some(&first) = t.as_bytes().first() else {
+        return;
+    };
+    // Most tokens are words: no digit, no `@`, no `:`, nothing path-like in front.
+    if f & (DIGIT | AT | COLON) == 0 && !may_mask(first) {
+        out.push_str(t);
         return;
     }
     let (l, core, r) = split_punct(t);
     if core.is_empty() {
-        push(out, t);
+        out.push_str(t);
         return;
     }
-    let sc = scan(core);
-    let whole = if is_url(core) {
+    let c = core.as_bytes();
+    if is_path(c) {
+        out.push_str(l);
+        out.push_str(PATH);
+        out.push_str(r);
+        return;
+    }
+    // `f` covers the whole token unless it starts with `/` (then look);
+    // the punctuation cut off holds no digit.
+    let digit = if first == b'/' {
+        c.iter().any(u8::is_ascii_digit)
+    } else {
+        f & DIGIT != 0
+    };
+    let whole = if f & COLON != 0 && is_url(c) {
         Some(URL)
-    } else if is_path(core) {
-        Some(PATH)
-    } else if sc.at && is_email(core) {
+    } else if f & AT != 0 && is_email(c) {
         Some(EMAIL)
-    } else if !sc.digit {
+    } else if !digit {
         None
-    } else if is_ip(core) {
+    } else if is_ip(c) {
         Some(IP)
-    } else if is_uuid(core) {
+    } else if is_uuid(c) {
         Some(UUID)
-    } else if is_hex(core) {
+    } else if is_hex(c) {
         Some(HEX)
     } else {
-        number(core, rules)
+        number(c, rules)
     };
-    push(out, l);
+    out.push_str(l);
     match whole {
         Some(p) => out.push_str(p),
-        None if !sc.digit => push(out, core),
+        None if !digit => out.push_str(core),
         None => pieces(core, rules, out),
     }
-    push(out, r);
+    out.push_str(r);
 }
 
 /// Each digit-bearing piece between delimiters masked, the rest kept.
-fn pieces(core: &[u8], rules: &Rules, out: &mut String) {
+fn pieces(core: &str, rules: &Rules, out: &mut String) {
     let delim = |b: u8| {
         matches!(
             b,
             b'-' | b'_' | b'.' | b':' | b'=' | b'/' | b'#' | b',' | b'@' | b'|' | b'+' | b'[' | b']' | b'(' | b')'
         )
     };
+    let b = core.as_bytes();
     let mut i = 0;
-    while i < core.len() {
-        if delim(core[i]) {
-            push(out, &core[i..=i]);
+    while i < b.len() {
+        if delim(b[i]) {
+            out.push_str(&core[i..=i]);
             i += 1;
             continue;
         }
-        let end = i + core[i..].iter().position(|&b| delim(b)).unwrap_or(core.len() - i);
-        let piece = &core[i..end];
+        let end = b[i..].iter().position(|&c| delim(c)).map_or(b.len(), |e| i + e);
+        let piece = &b[i..end];
         if piece.iter().any(u8::is_ascii_digit) {
             let p = number(piece, rules)
                 .or_else(|| is_hex(piece).then_some(HEX))
                 .unwrap_or(ID);
             out.push_str(p);
         } else {
-            push(out, piece);
+            out.push_str(&core[i..end]);
         }
         i = end;
     }
@@ -304,7 +428,10 @@ fn number(t: &[u8], rules: &Rules) -> Option<&'static str> {
 }
 
 fn is_url(t: &[u8]) -> bool {
-    memchr::memmem::find(t, b"://").is_some_and(|p| p > 0 && t[..p].iter().all(u8::is_ascii_alphanumeric))
+    let Some(p) = t.iter().position(|&b| b == b':') else {
+        return false;
+    };
+    p > 0 && t[p..].starts_with(b"://") && t[..p].iter().all(u8::is_ascii_alphanumeric)
 }
 
 fn is_path(t: &[u8]) -> bool {
@@ -355,7 +482,7 @@ fn is_ipv4(t: &[u8]) -> bool {
 
 fn is_ipv6(t: &[u8]) -> bool {
     let colons = t.iter().filter(|&&b| b == b':').count();
-    (colons >= 7 || (colons >= 2 && memchr::memmem::find(t, b"::").is_some()))
+    (colons >= 7 || (colons >= 2 && t.windows(2).any(|w| w == b"::")))
         && t.iter().all(|&b| b.is_ascii_hexdigit() || b == b':' || b == b'.')
 }
 
@@ -457,6 +584,57 @@ mod tests {
             mask_into(msg, Rules::builtin_or_empty(), n, &mut out);
             let want: Vec<&str> = full.split(' ').take(n).collect();
             assert_eq!(out, want.join(" "), "{n}");
+        }
+    }
+
+    /// Token by token through the general path: what the word runs of
+    /// `mask_into` must reproduce.
+    fn reference(message: &str, max: usize) -> String {
+        let line = message.split('\n').next().unwrap_or("");
+        let b = line.as_bytes();
+        let (mut out, mut i, mut tokens) = (String::new(), 0, 0);
+        loop {
+            while i < b.len() && is_space(b[i]) {
+                i += 1;
+            }
+            if i >= b.len() || tokens == max {
+                return out;
+            }
+            if tokens > 0 {
+                out.push(' ');
+            }
+            tokens += 1;
+            i = token(line, i, Rules::builtin_or_empty(), &mut out);
+        }
+    }
+
+    #[test]
+    fn word_runs_give_what_token_by_token_gives() {
+        let parts = [
+            "word", "Word.", "a-b_c", "x,", "12", "30000ms.", "/a/b", "(x)", "[1]", "a  b", "\t",
+            "\"q q\"", "'s'", "can't", "k=v", "k=\"v w\"", "u@x.io", "10.0.0.1:80", "é", "::",
+            " ", "  ", "~/x", "./y", "<z>", "0xff", "{\"a\":1}", "v1.2", "end.", "a1", "1a", "(",
+        ];
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for case in 0..5000 {
+            let n = (next() % 12) as usize;
+            let mut msg = String::new();
+            for _ in 0..n {
+                msg.push_str(parts[(next() % parts.len() as u64) as usize]);
+                if next() % 3 > 0 {
+                    msg.push(' ');
+                }
+            }
+            let max = if case % 5 == 0 { 3 } else { MAX_TOKENS };
+            let mut out = String::new();
+            mask_into(&msg, Rules::builtin_or_empty(), max, &mut out);
+            assert_eq!(out, reference(&msg, max), "{msg:?}");
         }
     }
 

@@ -10,7 +10,31 @@
 //! In: bucket indices and names, one record at a time. Out: sorted
 //! `(bucket, count)` pairs; names with counts and whether more were seen.
 
-use crate::redact::fnv1a;
+
+/// A stable 64-bit hash (the same on every platform and release: which
+/// names a sketch keeps must not change), eight bytes a step like FxHash,
+/// finished with MurmurHash3's mixer so the low and high bits are uniform.
+pub(crate) fn stable_hash(bytes: &[u8]) -> u64 {
+    const K: u64 = 0x517c_c1b7_2722_0a95;
+    let mut h = bytes.len() as u64;
+    let mut chunks = bytes.chunks_exact(8);
+    for c in &mut chunks {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(c);
+        h = (h.rotate_left(5) ^ u64::from_le_bytes(w)).wrapping_mul(K);
+    }
+    let rest = chunks.remainder();
+    if !rest.is_empty() {
+        let mut w = [0u8; 8];
+        w[..rest.len()].copy_from_slice(rest);
+        h = (h.rotate_left(5) ^ u64::from_le_bytes(w)).wrapping_mul(K);
+    }
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+    h ^ (h >> 33)
+}
 
 /// Names kept per key.
 pub(crate) const K: usize = 16;
@@ -111,10 +135,15 @@ pub(crate) struct Names {
 
 impl Names {
     pub(crate) fn add(&mut self, name: &str, n: u64) {
-        self.add_hashed(fnv1a(name.as_bytes()), name, n);
+        self.add_hashed(stable_hash(name.as_bytes()), name, n);
     }
 
     fn add_hashed(&mut self, h: u64, name: &str, n: u64) {
+        // Full, and above every name kept: the common case with many names.
+        if self.items.len() == K && self.items.last().is_some_and(|l| h > l.0) {
+            self.more = true;
+            return;
+        }
         match self
             .items
             .binary_search_by(|it| (it.0, &*it.1).cmp(&(h, name)))
@@ -201,6 +230,15 @@ mod tests {
         assert_eq!(kept.len(), K);
         assert!(more);
         assert!(kept.iter().all(|(_, n)| *n == 5), "exact counts: {kept:?}");
+    }
+
+    #[test]
+    fn the_hash_is_stable() {
+        // Equal names, equal hashes; a change of one byte or of length changes it.
+        assert_eq!(stable_hash(b""), 0);
+        assert_eq!(stable_hash(b"acct-4411"), stable_hash(b"acct-4411"));
+        assert_ne!(stable_hash(b"acct-4411"), stable_hash(b"acct-4412"));
+        assert_ne!(stable_hash(b"a"), stable_hash(b"a\0"));
     }
 
     #[test]
