@@ -165,6 +165,7 @@ pub(crate) fn mask_into(message: &str, rules: &Rules, max_tokens: usize, out: &m
     }
     let b = line.as_bytes();
     let max = max_tokens.min(MAX_TOKENS);
+    out.reserve(line.len() + 16);
     // Words are copied in runs (the text between masked tokens, when single
     // spaces separate its words), not one by one: most of a line is words.
     let mut i = b.iter().position(|&c| !is_space(c)).unwrap_or(b.len());
@@ -213,11 +214,12 @@ fn token(line: &str, start: usize, rules: &Rules, out: &mut String) -> usize {
     if b[start] == b'/' {
         // A path runs to the next space, whatever it holds: no need to
         // look at each byte.
-        let end = memchr::memchr3(b' ', b'\t', b'\r', &b[start..]).map_or(b.len(), |e| start + e);
+        let end = find_sep(b, start);
         plain(&line[start..end], 0, rules, out);
         return end;
     }
     let mut f = 0;
+    let mut digits = true;
     let mut end = start;
     while end < b.len() {
         let c = CLASS[b[end] as usize];
@@ -225,7 +227,13 @@ fn token(line: &str, start: usize, rules: &Rules, out: &mut String) -> usize {
             break;
         }
         f |= c;
+        digits &= c == DIGIT;
         end += 1;
+    }
+    if digits {
+        // Only digits (`173`): a number, no need to ask what else it could be.
+        out.push_str(NUM);
+        return end;
     }
     if f & QUOTE != 0 {
         quoted_token(line, start, rules, out)
@@ -233,6 +241,30 @@ fn token(line: &str, start: usize, rules: &Rules, out: &mut String) -> usize {
         plain(&line[start..end], f, rules, out);
         end
     }
+}
+
+/// The first space, tab or carriage return in `b` from `from` (or its
+/// end), eight bytes at a time: paths are long, and a vector search costs
+/// more to set up than a path to scan.
+fn find_sep(b: &[u8], from: usize) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    let zero = |x: u64| x.wrapping_sub(ONES) & !x & HIGHS;
+    let mut at = from;
+    while at + 8 <= b.len() {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(&b[at..at + 8]);
+        let x = u64::from_le_bytes(w);
+        let found = zero(x ^ (ONES * 0x20)) | zero(x ^ (ONES * 0x09)) | zero(x ^ (ONES * 0x0d));
+        if found != 0 {
+            return at + (found.trailing_zeros() / 8) as usize;
+        }
+        at += 8;
+    }
+    b[at..]
+        .iter()
+        .position(|&c| is_space(c))
+        .map_or(b.len(), |e| at + e)
 }
 
 /// Mask a token holding a quote, which may open a value that runs past
@@ -310,9 +342,7 @@ fn plain(t: &str, f: u8, rules: &Rules, out: &mut String) {
     }
     let c = core.as_bytes();
     if is_path(c) {
-        out.push_str(l);
-        out.push_str(PATH);
-        out.push_str(r);
+        push_masked(out, l, PATH, r);
         return;
     }
     // `f` covers the whole token unless it starts with `/` (then look);
@@ -337,13 +367,27 @@ fn plain(t: &str, f: u8, rules: &Rules, out: &mut String) {
     } else {
         number(c, rules)
     };
-    out.push_str(l);
     match whole {
-        Some(p) => out.push_str(p),
-        None if !digit => out.push_str(core),
-        None => pieces(core, rules, out),
+        Some(p) => push_masked(out, l, p, r),
+        None if !digit => out.push_str(t),
+        None => {
+            out.push_str(l);
+            pieces(core, rules, out);
+            out.push_str(r);
+        }
     }
-    out.push_str(r);
+}
+
+/// A placeholder between the punctuation around it; most tokens have none,
+/// and an empty copy still costs a call.
+fn push_masked(out: &mut String, l: &str, placeholder: &str, r: &str) {
+    if !l.is_empty() {
+        out.push_str(l);
+    }
+    out.push_str(placeholder);
+    if !r.is_empty() {
+        out.push_str(r);
+    }
 }
 
 /// Each digit-bearing piece between delimiters masked, the rest kept.
@@ -636,6 +680,26 @@ mod tests {
             mask_into(&msg, Rules::builtin_or_empty(), max, &mut out);
             assert_eq!(out, reference(&msg, max), "{msg:?}");
         }
+    }
+
+    #[test]
+    fn separators_are_found_at_every_offset() {
+        for len in 0..40 {
+            for at in 0..=len {
+                for sep in [b' ', b'\t', b'\r'] {
+                    let mut hay = vec![b'x'; len];
+                    if at < len {
+                        hay[at] = sep;
+                    }
+                    // Bytes above 0x80 do not confuse the word trick.
+                    if at > 0 {
+                        hay[at - 1] = 0xa0;
+                    }
+                    assert_eq!(find_sep(&hay, 0), at.min(len), "len {len} at {at}");
+                }
+            }
+        }
+        assert_eq!(find_sep(b"ab cd", 3), 5);
     }
 
     #[test]

@@ -254,6 +254,9 @@ pub struct Miner {
     buf: String,
     last_key: String,
     last: Option<u32>,
+    /// The last bucket looked up: [start, end) in ms and its index, at the
+    /// current step (emptied when the step changes).
+    bucket: (Millis, Millis, i32),
 }
 
 impl Default for Miner {
@@ -276,6 +279,7 @@ impl Miner {
             buf: String::new(),
             last_key: String::new(),
             last: None,
+            bucket: (0, 0, 0),
         }
     }
 
@@ -314,14 +318,26 @@ impl Miner {
         };
         std::mem::swap(&mut self.buf, &mut self.last_key);
         self.last = Some(idx);
-        // The step may have changed while the key was inserted.
-        let bucket = r.ts.div_euclid(LEVELS[self.level].bucket_s * 1000) as i32;
+        let bucket = self.bucket_of(r.ts);
         if self.stats[idx as usize].add(r, bucket) {
             self.cells += 1;
             if self.cells > CELL_CAP {
                 self.relieve();
             }
         }
+    }
+
+    /// The bucket of `ts` at the current step. Records come in time order
+    /// mostly: the last bucket's bounds answer without a division.
+    fn bucket_of(&mut self, ts: Millis) -> i32 {
+        let (lo, hi, b) = self.bucket;
+        if ts >= lo && ts < hi {
+            return b;
+        }
+        let w = LEVELS[self.level].bucket_s * 1000;
+        let b = ts.div_euclid(w);
+        self.bucket = (b * w, b * w + w, b as i32);
+        b as i32
     }
 
     /// A slot for the key in `buf`, or none when the last step turns it away.
@@ -408,6 +424,7 @@ impl Miner {
         let keys = std::mem::take(&mut self.keys);
         let mut stats = std::mem::take(&mut self.stats);
         self.level = level;
+        self.bucket = (0, 0, 0);
         self.cells = 0;
         self.free.clear();
         self.last = None;

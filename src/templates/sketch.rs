@@ -12,28 +12,25 @@
 
 
 /// A stable 64-bit hash (the same on every platform and release: which
-/// names a sketch keeps must not change), eight bytes a step like FxHash,
-/// finished with MurmurHash3's mixer so the low and high bits are uniform.
+/// names a sketch keeps must not change), eight bytes a multiply like
+/// FxHash, the high bits folded down so every bit depends on every byte.
+/// Names are short: one multiply for most.
 pub(crate) fn stable_hash(bytes: &[u8]) -> u64 {
     const K: u64 = 0x517c_c1b7_2722_0a95;
-    let mut h = bytes.len() as u64;
+    let mut h = (bytes.len() as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
     let mut chunks = bytes.chunks_exact(8);
     for c in &mut chunks {
         let mut w = [0u8; 8];
         w.copy_from_slice(c);
-        h = (h.rotate_left(5) ^ u64::from_le_bytes(w)).wrapping_mul(K);
+        h = (h.rotate_left(23) ^ u64::from_le_bytes(w)).wrapping_mul(K);
     }
     let rest = chunks.remainder();
     if !rest.is_empty() {
         let mut w = [0u8; 8];
         w[..rest.len()].copy_from_slice(rest);
-        h = (h.rotate_left(5) ^ u64::from_le_bytes(w)).wrapping_mul(K);
+        h = (h.rotate_left(23) ^ u64::from_le_bytes(w)).wrapping_mul(K);
     }
-    h ^= h >> 33;
-    h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
-    h ^= h >> 33;
-    h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
-    h ^ (h >> 33)
+    h ^ (h >> 29)
 }
 
 /// Names kept per key.
@@ -124,13 +121,28 @@ impl Buckets {
     }
 }
 
-/// The `K` names with the smallest hash, each with its exact count; kept
-/// sorted by (hash, name), so equal sets are equal values.
-#[derive(Clone, Debug, Default, PartialEq)]
+/// Slots of a [`Names`] table: twice `K`, so a probe mostly hits at once.
+const SLOTS: usize = 2 * K;
+
+/// The `K` names with the smallest hash, each with its exact count. A
+/// small open-addressed table by hash: every record of a key looks up its
+/// tenant and its instance, and a sorted search mispredicts its branches.
+#[derive(Clone, Debug, Default)]
 pub(crate) struct Names {
-    items: Vec<(u64, Box<str>, u64)>,
+    /// `SLOTS` entries once the first name arrives; a count of 0 is empty.
+    slots: Vec<(u64, Box<str>, u64)>,
+    len: usize,
+    /// The largest hash kept, once `K` names are.
+    max_hash: u64,
     /// More than `K` distinct names were seen.
     more: bool,
+}
+
+impl PartialEq for Names {
+    /// The same names, counts and `more`, wherever they sit in the table.
+    fn eq(&self, other: &Names) -> bool {
+        self.more == other.more && self.sorted() == other.sorted()
+    }
 }
 
 impl Names {
@@ -140,43 +152,104 @@ impl Names {
 
     fn add_hashed(&mut self, h: u64, name: &str, n: u64) {
         // Full, and above every name kept: the common case with many names.
-        if self.items.len() == K && self.items.last().is_some_and(|l| h > l.0) {
+        if self.len == K && h > self.max_hash {
             self.more = true;
             return;
         }
-        match self
-            .items
-            .binary_search_by(|it| (it.0, &*it.1).cmp(&(h, name)))
-        {
-            Ok(i) => self.items[i].2 += n,
-            Err(i) if self.items.len() < K => self.items.insert(i, (h, name.into(), n)),
-            Err(i) => {
-                self.more = true;
-                if i < K {
-                    self.items.insert(i, (h, name.into(), n));
-                    self.items.truncate(K);
-                }
+        if self.slots.is_empty() {
+            self.slots = vec![(0, Box::default(), 0); SLOTS];
+        }
+        let mut i = (h as usize) % SLOTS;
+        loop {
+            let slot = &mut self.slots[i];
+            if slot.2 == 0 {
+                break;
             }
+            if slot.0 == h && &*slot.1 == name {
+                slot.2 += n;
+                return;
+            }
+            i = (i + 1) % SLOTS;
+        }
+        // A new name.
+        if self.len < K {
+            self.slots[i] = (h, name.into(), n);
+            self.len += 1;
+            if self.len == K {
+                self.max_hash = self.slots.iter().filter(|s| s.2 > 0).map(|s| s.0).max().unwrap_or(0);
+            }
+            return;
+        }
+        self.more = true;
+        let mut items = self.sorted_owned();
+        if (h, name) < (items[K - 1].0, &*items[K - 1].1) {
+            items[K - 1] = (h, name.into(), n);
+            items.sort();
+        }
+        self.rebuild(items);
+    }
+
+    /// The kept names by (hash, name).
+    fn sorted(&self) -> Vec<(u64, &str, u64)> {
+        let mut v: Vec<(u64, &str, u64)> = self
+            .slots
+            .iter()
+            .filter(|s| s.2 > 0)
+            .map(|s| (s.0, &*s.1, s.2))
+            .collect();
+        v.sort();
+        v
+    }
+
+    fn sorted_owned(&mut self) -> Vec<(u64, Box<str>, u64)> {
+        let mut v: Vec<(u64, Box<str>, u64)> = std::mem::take(&mut self.slots)
+            .into_iter()
+            .filter(|s| s.2 > 0)
+            .collect();
+        v.sort();
+        v
+    }
+
+    /// Put `items` (at most `K`, sorted by hash: the last is the largest)
+    /// back into a fresh table.
+    fn rebuild(&mut self, items: Vec<(u64, Box<str>, u64)>) {
+        self.slots = vec![(0, Box::default(), 0); SLOTS];
+        self.len = 0;
+        self.max_hash = items.last().map_or(0, |it| it.0);
+        for (h, name, n) in items {
+            let mut i = (h as usize) % SLOTS;
+            while self.slots[i].2 != 0 {
+                i = (i + 1) % SLOTS;
+            }
+            self.slots[i] = (h, name, n);
+            self.len += 1;
         }
     }
 
     pub(crate) fn merge(&mut self, other: Names) {
         self.more |= other.more;
-        for (h, name, n) in other.items {
-            self.add_hashed(h, &name, n);
+        for (h, name, n) in other.slots {
+            if n > 0 {
+                self.add_hashed(h, &name, n);
+            }
         }
     }
 
     /// The names kept, most records first (then by name), and whether more
     /// were seen than are listed.
     pub(crate) fn ranked(&self) -> (Vec<(&str, u64)>, bool) {
-        let mut v: Vec<(&str, u64)> = self.items.iter().map(|(_, s, n)| (&**s, *n)).collect();
+        let mut v: Vec<(&str, u64)> = self
+            .slots
+            .iter()
+            .filter(|s| s.2 > 0)
+            .map(|s| (&*s.1, s.2))
+            .collect();
         v.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
         (v, self.more)
     }
 
     pub(crate) fn is_empty(&self) -> bool {
-        self.items.is_empty()
+        self.len == 0
     }
 }
 
