@@ -51,6 +51,8 @@ const AT: u8 = 2;
 const COLON: u8 = 4;
 const QUOTE: u8 = 8;
 const SPACE: u8 = 16;
+/// The end of the first line (also a `SPACE`, so it ends a token).
+const NEWLINE: u8 = 32;
 
 const fn classes() -> [u8; 256] {
     let mut t = [0u8; 256];
@@ -67,6 +69,7 @@ const fn classes() -> [u8; 256] {
     t[b' ' as usize] = SPACE;
     t[b'\t' as usize] = SPACE;
     t[b'\r' as usize] = SPACE;
+    t[b'\n' as usize] = SPACE | NEWLINE;
     t
 }
 
@@ -98,6 +101,7 @@ const fn kinds() -> [u8; 256] {
     t[b' ' as usize] = SEP;
     t[b'\t' as usize] = SEP;
     t[b'\r' as usize] = SEP;
+    t[b'\n' as usize] = SEP;
     t
 }
 
@@ -152,10 +156,8 @@ fn split_punct(t: &str) -> (&str, &str, &str) {
 /// tokens. Returns the number of tokens written.
 pub(crate) fn mask_into(message: &str, rules: &Rules, max_tokens: usize, out: &mut String) -> usize {
     out.clear();
+    // The first line only: the loops below stop at its newline.
     let mut line = message;
-    if let Some(nl) = memchr::memchr(b'\n', line.as_bytes()) {
-        line = &line[..nl];
-    }
     if line.len() > MAX_BYTES {
         let mut end = MAX_BYTES;
         while end > 0 && !line.is_char_boundary(end) {
@@ -193,6 +195,10 @@ pub(crate) fn mask_into(message: &str, rules: &Rules, max_tokens: usize, out: &m
         last_end = i;
         let sep = i;
         while i < b.len() && is_space(b[i]) {
+            if CLASS[b[i] as usize] & NEWLINE != 0 {
+                i = b.len();
+                break;
+            }
             i += 1;
         }
         if i < b.len() && tokens < max && (i - sep != 1 || b[sep] != b' ') {
@@ -243,7 +249,7 @@ fn token(line: &str, start: usize, rules: &Rules, out: &mut String) -> usize {
     }
 }
 
-/// The first space, tab or carriage return in `b` from `from` (or its
+/// The first space, tab, carriage return or newline in `b` from `from` (or its
 /// end), eight bytes at a time: paths are long, and a vector search costs
 /// more to set up than a path to scan.
 fn find_sep(b: &[u8], from: usize) -> usize {
@@ -255,7 +261,10 @@ fn find_sep(b: &[u8], from: usize) -> usize {
         let mut w = [0u8; 8];
         w.copy_from_slice(&b[at..at + 8]);
         let x = u64::from_le_bytes(w);
-        let found = zero(x ^ (ONES * 0x20)) | zero(x ^ (ONES * 0x09)) | zero(x ^ (ONES * 0x0d));
+        let found = zero(x ^ (ONES * 0x20))
+            | zero(x ^ (ONES * 0x09))
+            | zero(x ^ (ONES * 0x0d))
+            | zero(x ^ (ONES * 0x0a));
         if found != 0 {
             return at + (found.trailing_zeros() / 8) as usize;
         }
@@ -309,6 +318,10 @@ fn closing(line: &[u8], q: usize) -> Option<usize> {
         if b == b'\\' {
             j += 2;
             continue;
+        }
+        if b == b'\n' {
+            // A value quoted on the first line ends on it.
+            return None;
         }
         if b == quote {
             // An apostrophe closes only where a word ends (`can't` does not).
@@ -592,6 +605,8 @@ mod tests {
             ("stray quote", "a \" b", "a \" b"),
             ("spaces collapse", "  a \t b  ", "a b"),
             ("first line only", "boom 1\n\tat com.x.Y(Y.java:12)", "boom <num>"),
+            ("first line after a word", "boom\nx", "boom"),
+            ("quote open at the line end", "a \"b\nc\" d", "a \"b"),
             ("words stay", "Commencing graceful shutdown. Waiting for active requests to complete", "Commencing graceful shutdown. Waiting for active requests to complete"),
             ("version", "Starting ApiApplication v4.18.2 using Java 17.0.9", "Starting ApiApplication <num> using Java <num>"),
             ("empty", "", ""),
@@ -657,7 +672,7 @@ mod tests {
         let parts = [
             "word", "Word.", "a-b_c", "x,", "12", "30000ms.", "/a/b", "(x)", "[1]", "a  b", "\t",
             "\"q q\"", "'s'", "can't", "k=v", "k=\"v w\"", "u@x.io", "10.0.0.1:80", "é", "::",
-            " ", "  ", "~/x", "./y", "<z>", "0xff", "{\"a\":1}", "v1.2", "end.", "a1", "1a", "(",
+            " ", "  ", "~/x", "./y", "<z>", "0xff", "{\"a\":1}", "v1.2", "end.", "a1", "1a", "(", "\n", "x\r\ny", "\"a\nb\"",
         ];
         let mut seed = 0x9e37_79b9_7f4a_7c15u64;
         let mut next = || {
@@ -686,7 +701,7 @@ mod tests {
     fn separators_are_found_at_every_offset() {
         for len in 0..40 {
             for at in 0..=len {
-                for sep in [b' ', b'\t', b'\r'] {
+                for sep in [b' ', b'\t', b'\r', b'\n'] {
                     let mut hay = vec![b'x'; len];
                     if at < len {
                         hay[at] = sep;
