@@ -13,7 +13,7 @@
 //! the first time it sees it, so the per-line path allocates nothing. A sink
 //! that keeps events calls [`Event::into_owned`].
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 
 /// UTC milliseconds since the Unix epoch.
@@ -149,7 +149,7 @@ pub enum Level {
 
 /// What a log line says about the system, recognised from the message text by
 /// the signal catalogue in `parsers/signals.json`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Signal {
     PoolExhausted,

@@ -24,6 +24,7 @@ pub mod redact;
 pub mod render;
 pub mod report;
 mod scan;
+pub mod templates;
 pub mod zone;
 
 use miette::Diagnostic;
@@ -37,6 +38,7 @@ pub use input_notes::input_warnings;
 use parse::{InputStats, ParseError, ParseOptions};
 use read::ReadError;
 use report::Report;
+use templates::TemplateError;
 
 /// Every error a run can end with; `main` turns it into a diagnostic.
 #[derive(Debug, Error, Diagnostic)]
@@ -66,6 +68,9 @@ pub enum Error {
         #[related]
         refused: Vec<ParseError>,
     },
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Templates(#[from] TemplateError),
     /// `--strict` found lines no format reads (exit code 2).
     #[error("--strict: {count} line(s) could not be parsed")]
     #[diagnostic(code(postmortem::strict))]
@@ -287,6 +292,7 @@ pub fn analyse(
     mut agg: Aggregates,
     inputs: &[InputStats],
 ) -> Result<Report, Error> {
+    let template_rules = templates::Rules::builtin()?;
     agg.finish();
     let opts = CorrelateOptions {
         inputs: inputs.iter().map(|i| i.path.clone()).collect(),
@@ -298,13 +304,19 @@ pub fn analyse(
         until: cfg.until,
     };
     let analysis = correlate::correlate(&agg, &opts)?;
-    let findings = patterns::detect(&agg, &analysis);
+    // Templates need the incident window, and the findings cite them.
+    let template_set = templates::TemplateSet::build(agg.templates());
+    let surges = templates::surge::analyze(&template_set, &analysis);
+    let mut findings = patterns::detect(&agg, &analysis);
+    templates::cite::cite(&mut findings, &template_set, &analysis, template_rules);
     let mut warnings = Vec::new();
     if agg.first_ms().is_none() && agg.infra_events().is_empty() {
         warnings.push("no event in the inputs carried a usable timestamp".to_string());
     }
     warnings.extend(input_warnings(inputs));
-    Ok(report::build(
-        &agg, &analysis, &findings, inputs, cfg.tz, warnings,
-    ))
+    warnings.extend(template_set.warnings());
+    let mut report = report::build(&agg, &analysis, &findings, inputs, cfg.tz, warnings);
+    (report.templates, report.extra.templates) =
+        templates::json::to_json(&template_set, surges.as_ref(), &analysis);
+    Ok(report)
 }

@@ -136,6 +136,15 @@ fn execute(cli: Cli) -> Result<(), postmortem::Error> {
             };
             write_out(a.output.as_deref(), &text)
         }
+        Command::Templates(a) => {
+            let report = run_with_progress(cli::config(&a)?)?;
+            let text = if a.json {
+                serde_json::to_string_pretty(&report.templates).unwrap_or_default() + "\n"
+            } else {
+                render::templates::table(&report)
+            };
+            write_out(a.output.as_deref(), &text)
+        }
         Command::Formats(f) => match f.command {
             None => {
                 let input = cli::InputConfig {

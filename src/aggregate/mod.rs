@@ -117,6 +117,8 @@ pub struct Aggregates {
     banners: Vec<BannerSeen>,
     /// Start-up lines naming the address an instance listens on.
     ties: ties::Ties,
+    /// Log messages by template key (`crate::templates`).
+    templates: crate::templates::Miner,
     first_ms: Option<Millis>,
     last_ms: Option<Millis>,
     /// `--since`/`--until`: events outside are left out.
@@ -292,6 +294,7 @@ impl Aggregates {
     }
 
     fn add_log(&mut self, mut l: LogRecord<'_>) {
+        self.templates.add(&l);
         let s = sec(l.ts);
         if let Some(banner) = l.version.take() {
             self.banners.push(BannerSeen {
@@ -436,6 +439,7 @@ impl Aggregates {
         self.infra.extend(other.infra);
         self.banners.extend(other.banners);
         self.ties.merge(other.ties);
+        self.templates.merge(other.templates);
         self.first_ms = [self.first_ms, other.first_ms].into_iter().flatten().min();
         self.last_ms = [self.last_ms, other.last_ms].into_iter().flatten().max();
     }
@@ -670,6 +674,11 @@ impl Aggregates {
     /// (instance, address) pairs from start-up lines.
     pub fn ties(&self) -> &ties::Ties {
         &self.ties
+    }
+
+    /// Log messages by template key, for `crate::templates` to cluster.
+    pub fn templates(&self) -> &crate::templates::Miner {
+        &self.templates
     }
 
     /// Version banners, by time.

@@ -27,6 +27,8 @@ pub enum Command {
     Timeline(AnalyzeArgs),
     /// Show load attribution (tenants or integrations) as a table.
     Tenants(AnalyzeArgs),
+    /// Show log message templates, those new or surging in the incident window first (--json: the report's `templates` array).
+    Templates(AnalyzeArgs),
     /// List the known formats, or check which format inputs are in.
     Formats(FormatsArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).

@@ -13,12 +13,14 @@ use super::rules::{RuleError, Rules};
 include!(concat!(env!("OUT_DIR"), "/builtin_parsers.rs"));
 
 /// Data files beside the definitions that are not definitions themselves.
-const RULE_FILES: [&str; 5] = [
+const RULE_FILES: [&str; 6] = [
     "signals.json",
     "metric-roles.json",
     "tenants.json",
     "log-format-variables.json",
     "versions.json",
+    // Read by `crate::templates`.
+    "templates.json",
 ];
 
 /// Every format the run knows, specific ones first, and the rules.

@@ -68,6 +68,7 @@ pub fn render_with(r: &Report, opts: &Options) -> String {
     summary(&mut out, r);
     impact(&mut out, r);
     timeline(&mut out, r);
+    super::templates::section(&mut out, r);
     root_cause(&mut out, r);
     detection(&mut out, r);
     actions(&mut out, r);

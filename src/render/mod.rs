@@ -12,6 +12,7 @@ pub mod markdown;
 pub mod mermaid;
 pub mod svg;
 pub mod table;
+pub mod templates;
 pub mod time;
 
 pub use crate::report::Report;

@@ -202,6 +202,9 @@ pub struct Report {
     pub findings: Vec<FindingJson>,
     pub inputs: Vec<InputJson>,
     pub warnings: Vec<String>,
+    /// Added to the contract: log message templates, new and surging first
+    /// (README.md, "The `templates` array").
+    pub templates: Vec<crate::templates::json::TemplateJson>,
     #[serde(skip)]
     pub extra: Extra,
 }
@@ -221,6 +224,7 @@ pub struct Extra {
     pub has_logs: bool,
     pub has_metrics: bool,
     pub has_infra: bool,
+    pub templates: crate::templates::json::TemplatesExtra,
 }
 
 /// Build the report.
@@ -438,6 +442,7 @@ pub fn build(
             })
             .collect(),
         warnings,
+        templates: Vec::new(),
         extra: Extra {
             tz,
             charts: charts::build(agg, a),
@@ -454,6 +459,7 @@ pub fn build(
             has_logs: agg.has_logs(),
             has_metrics: agg.metric_series().next().is_some(),
             has_infra: !agg.infra_events().is_empty(),
+            templates: Default::default(),
         },
     }
 }

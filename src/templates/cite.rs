@@ -1,0 +1,132 @@
+//! Findings -> the templates they rest on: each finding whose pattern
+//! `parsers/templates.json` maps to signals gets, as evidence, the templates
+//! whose lines carried those signals during the finding, most lines first.
+//!
+//! In: findings, the [`TemplateSet`], the rules. Out: the same findings with
+//! up to [`MAX_CITED`] more evidence items each.
+//!
+//! ```text
+//! pool_exhaustion 07:57:00..08:01:35 + signal pool_exhausted
+//! -> "log template `HikariPool-<num> - Connection is not available, ...` (t-1a2b3c4d): 1626 lines during this finding, first seen 07:58:06 UTC" (app.jsonl.gz:212)
+//! ```
+
+use chrono::DateTime;
+
+use super::{Rules, Template, TemplateSet};
+use crate::aggregate::Span;
+use crate::correlate::Analysis;
+use crate::patterns::{Evidence, Finding};
+
+/// Templates cited per finding.
+pub const MAX_CITED: usize = 2;
+/// Characters of a template quoted in evidence.
+const QUOTED_CHARS: usize = 120;
+
+fn clock(ms: i64) -> String {
+    DateTime::from_timestamp_millis(ms).map_or_else(String::new, |d| d.format("%H:%M:%S").to_string())
+}
+
+fn quoted(t: &Template) -> String {
+    if t.text.chars().count() <= QUOTED_CHARS {
+        return t.text.clone();
+    }
+    let cut: String = t.text.chars().take(QUOTED_CHARS).collect();
+    format!("{cut}…")
+}
+
+/// Add template evidence to every finding that has signals to cite.
+pub fn cite(findings: &mut [Finding], set: &TemplateSet, a: &Analysis, rules: &Rules) {
+    for f in findings {
+        let Some(signals) = rules.evidence.get(f.pattern) else {
+            continue;
+        };
+        // Whole buckets: a line in the finding's first second is in its bucket.
+        let b = set.bucket_s.max(1);
+        let span = Span::new(
+            f.start.div_euclid(1000).div_euclid(b) * b,
+            f.end.div_euclid(1000) + 1,
+        );
+        let mut hits: Vec<(&Template, u64)> = Vec::new();
+        for s in signals {
+            for (t, n) in set.with_signal(*s, span) {
+                if !hits.iter().any(|(h, _)| h.id == t.id) {
+                    hits.push((t, n));
+                }
+            }
+        }
+        hits.sort_by(|x, y| y.1.cmp(&x.1).then(x.0.text.cmp(&y.0.text)));
+        for (t, n) in hits.into_iter().take(MAX_CITED) {
+            f.evidence.push(Evidence::new(
+                format!(
+                    "log template `{}` ({}): {n} line(s) during this finding, first seen {} UTC",
+                    quoted(t),
+                    t.id,
+                    clock(t.stats.first.0)
+                ),
+                a.source(t.stats.first.1),
+            ));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::event::{Level, LogRecord, Origin, Signal};
+    use crate::patterns::Subject;
+    use crate::templates::Miner;
+    use std::borrow::Cow;
+
+    fn finding(pattern: &'static str) -> Finding {
+        Finding {
+            pattern,
+            title: String::new(),
+            confidence: 0.9,
+            start: 10_000,
+            end: 60_000,
+            subject: Subject::default(),
+            evidence: Vec::new(),
+            timeline: Vec::new(),
+            actions: &[],
+        }
+    }
+
+    #[test]
+    fn a_finding_cites_the_templates_of_its_signals_in_its_span() {
+        let mut m = Miner::default();
+        let lines = [
+            ("HikariPool-1 - Connection is not available, request timed out after 30000ms.", 20, true),
+            ("HikariPool-1 - Connection is not available, request timed out after 30001ms.", 30, true),
+            ("HikariPool-1 - Connection is not available, request timed out after 30002ms.", 90, true),
+            ("too many connections for role app", 95, true),
+            ("all good", 25, false),
+        ];
+        for (i, (msg, s, pool)) in lines.iter().enumerate() {
+            m.add(&LogRecord {
+                ts: s * 1000,
+                origin: Origin {
+                    input: 0,
+                    line: i as u64 + 1,
+                },
+                level: Level::Error,
+                message: Cow::Borrowed(msg),
+                signal: pool.then_some(Signal::PoolExhausted),
+                ..LogRecord::default()
+            });
+        }
+        let set = TemplateSet::build(&m);
+        let a = Analysis {
+            inputs: vec!["app.log".to_string()],
+            ..Analysis::default()
+        };
+        let mut f = vec![finding("pool_exhaustion"), finding("tenant_surge")];
+        cite(&mut f, &set, &a, Rules::builtin_or_empty());
+        assert_eq!(f[0].evidence.len(), 1, "{:?}", f[0].evidence);
+        let e = &f[0].evidence[0];
+        assert!(e.text.contains("Connection is not available"), "{}", e.text);
+        assert!(e.text.contains(": 2 line(s)"), "{}", e.text);
+        assert!(e.text.contains("first seen 00:00:20 UTC"), "{}", e.text);
+        assert_eq!(e.source, "app.log:1");
+        assert!(f[1].evidence.is_empty(), "no signal to cite for this pattern");
+    }
+}
