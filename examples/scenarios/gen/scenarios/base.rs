@@ -74,6 +74,9 @@ pub struct Base {
     /// The scenario's smallest fleet (calibration never shrinks it below).
     pub min_fleet: usize,
     pub needs_util: bool,
+    /// The service has so little headroom that losing an instance starts the incident: its
+    /// blips leave capacity alone (no resets, no pod replacement).
+    pub fragile: bool,
     share: f64,
 }
 
@@ -114,6 +117,7 @@ pub fn base(name: &str, seed: u64, small: bool, spec: &Spec) -> Base {
     let service = rng.pick(&["api", "core", "platform", "web", "gateway-api", "app"]).to_string();
     let company = rng.pick(&["example.com", "acme.io", "shopfront.example", "tracker.example.net"]);
     let stack = Stack::draw(&mut rng, &service);
+    let lang = stack.lang;
     let tenants = if small { rng.log_uniform(50.0, 3000.0) } else { rng.log_uniform(50.0, 20_000.0) } as usize;
     let people = People::draw(&mut rng, tenants);
     let health = match stack.lang {
@@ -186,6 +190,12 @@ pub fn base(name: &str, seed: u64, small: bool, spec: &Spec) -> Base {
             mem_per_flight_mb: 0.0,
             boot_ms: boot,
             grace_ms: 30_000,
+            workers: match lang {
+                Lang::Java => rng.pick(&[50, 100, 200, 200]),
+                Lang::Ruby => rng.pick(&[5, 10, 16, 32]),
+                Lang::Python => rng.pick(&[8, 16, 32, 64]),
+                Lang::Node | Lang::Go => 0,
+            },
         },
         lb: Lb {
             timeout_ms: rng.pick(&[30_000, 60_000, 60_000, 60_000, 90_000, 120_000]),
@@ -195,6 +205,7 @@ pub fn base(name: &str, seed: u64, small: bool, spec: &Spec) -> Base {
             liveness: rng.chance(0.92).then_some(liveness),
             readiness,
             user_agent: format!("kube-probe/1.{}", rng.range(26, 31)),
+            own_port: rng.chance(if lang == Lang::Java { 0.4 } else { 0.1 }),
         },
         traffic,
         versions: vec![Version { name: version, ..Version::default() }],
@@ -209,7 +220,7 @@ pub fn base(name: &str, seed: u64, small: bool, spec: &Spec) -> Base {
         flag: None,
         tz_name: zone.to_string(),
     };
-    let mut b = Base { rng, cfg, fault, p, small, budget, u_pool: 0.0, u_cpu: 0.0, min_fleet: spec.fleet.0 as usize, needs_util: spec.needs_util, share: spec.ordinary_share };
+    let mut b = Base { rng, cfg, fault, p, small, budget, u_pool: 0.0, u_cpu: 0.0, min_fleet: spec.fleet.0 as usize, needs_util: spec.needs_util, fragile: false, share: spec.ordinary_share };
     b.size_traffic(spec);
     b.p.set("span_s", span / 1000);
     b.p.set("fault_start", super::super::time::iso_ms(fault));
@@ -269,6 +280,11 @@ impl Base {
         self.u_pool = u;
         self.u_cpu = v;
         c.api.calibrate(db, cpu);
+        // Threads outnumber connections (Tomcat's 200 for Hikari's 10; Puma threads above the
+        // pool): it is the pool a request waits for, as in the seeds.
+        if c.fleet.workers > 0 {
+            c.fleet.workers = c.fleet.workers.max(4 * c.fleet.pool);
+        }
         self.p.set("pool_size", c.fleet.pool);
         self.p.set("fleet", c.fleet.n);
         self.p.set("pool_util", (u * 1000.0).round() / 1000.0);

@@ -252,15 +252,19 @@ impl Sim<'_> {
             return;
         }
         let s = ((self.now - self.cfg.start) / 1000) as usize;
-        let (mut n, mut fail, mut lat) = (0u32, 0u32, 0.0);
-        for b in &self.secs[s.saturating_sub(60)..s.min(self.secs.len())] {
-            n += b.0;
-            fail += b.1;
-            lat += b.2;
-        }
+        let sum = |from: usize, to: usize| {
+            self.secs[from.min(self.secs.len())..to.min(self.secs.len())].iter().fold((0u32, 0u32, 0.0), |a, b| (a.0 + b.0, a.1 + b.1, a.2 + b.2))
+        };
+        let (base_fail, base_lat) = *self.alert_base.get_or_insert_with(|| {
+            let armed = ((r.armed_at - self.cfg.start).max(0) / 1000) as usize;
+            let (n, f, l) = sum(0, armed);
+            let n = n.max(1) as f64;
+            (f as f64 / n, if l > 0.0 { l / n } else { self.ground.expected_latency_ms })
+        });
+        let (n, fail, lat) = sum(s.saturating_sub(60), s);
         let late = r.fallback_ms > 0 && self.now >= r.armed_at + r.fallback_ms;
-        let slow = n >= 20 && lat / n as f64 >= 3.0 * self.ground.expected_latency_ms + 200.0;
-        let failing = fail >= 5 && fail as f64 >= 0.02 * n as f64;
+        let slow = n >= 20 && lat / n as f64 >= (3.0 * base_lat).max(base_lat + 200.0);
+        let failing = fail >= 5 && fail as f64 >= (0.02f64).max(3.0 * base_fail) * n as f64;
         if slow || failing {
             self.alert_streak += 1;
         } else {

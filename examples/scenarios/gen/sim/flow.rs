@@ -83,7 +83,26 @@ impl Sim<'_> {
                 return;
             }
         }
-        if inst.stuck && !probe {
+        let needs_worker = cfg.fleet.workers > 0 && !(probe && cfg.probes.own_port);
+        if needs_worker {
+            if inst.busy >= cfg.fleet.workers {
+                f.stage = Stage::Queued;
+                inst.line.push_back(id);
+                return;
+            }
+            inst.busy += 1;
+            f.worker = true;
+        }
+        self.work(i, id);
+    }
+
+    /// A worker (or the event loop) takes the request: it hangs on a stuck instance, else it
+    /// runs on the CPU.
+    fn work(&mut self, i: u32, id: u32) {
+        let now = self.now;
+        let inst = &mut self.insts[i as usize];
+        let f = &mut self.flights[id as usize];
+        if inst.stuck && !matches!(f.owner, Owner::Probe(_)) {
             f.stage = Stage::Hung;
             return;
         }
@@ -91,6 +110,21 @@ impl Sim<'_> {
         let work = f.cpu_ms as f64;
         inst.cpu.add(now, id, work);
         self.cpu_schedule(i);
+    }
+
+    /// A worker is free: the first request still waiting for one takes it.
+    fn release_worker(&mut self, i: u32) {
+        let inst = &mut self.insts[i as usize];
+        inst.busy = inst.busy.saturating_sub(1);
+        while let Some(id) = self.insts[i as usize].line.pop_front() {
+            let f = &mut self.flights[id as usize];
+            if f.stage == Stage::Queued && f.inst == i && f.life == self.insts[i as usize].life {
+                f.worker = true;
+                self.insts[i as usize].busy += 1;
+                self.work(i, id);
+                break;
+            }
+        }
     }
 
     pub(super) fn cpu_schedule(&mut self, i: u32) {
@@ -284,6 +318,11 @@ impl Sim<'_> {
         let f = &mut self.flights[id as usize];
         let i = f.inst;
         f.stage = Stage::Done;
+        if f.worker {
+            f.worker = false;
+            self.release_worker(i);
+        }
+        let f = &mut self.flights[id as usize];
         let inst = &mut self.insts[i as usize];
         inst.served += 1;
         if f.slot != NONE {
@@ -297,9 +336,9 @@ impl Sim<'_> {
         let f = &self.flights[id as usize];
         if f.out != NONE {
             // The load balancer gave up earlier; the ground truth still learns the hold time.
-            let r = &mut self.world.requests[f.out as usize];
-            r.pool_hold_ms = f.pool_hold;
-            r.pool_wait_ms = f.pool_wait;
+            let x = &mut self.ground.requests[f.out as usize];
+            x.pool_hold_ms = f.pool_hold;
+            x.pool_wait_ms = f.pool_wait;
         }
         if let Owner::Probe(live) = f.owner {
             if !f.lb_done {
@@ -412,11 +451,8 @@ impl Sim<'_> {
             kind: f.kind,
             failure: f.failure,
             retry: f.retry,
-            route: f.route,
-            noise: f.noise,
-            pool_wait_ms: f.pool_wait,
-            pool_hold_ms: f.pool_hold,
         };
+        self.ground.requests.push(ReqTruth { route: f.route, noise: f.noise, pool_wait_ms: f.pool_wait, pool_hold_ms: f.pool_hold });
         // Only a failed request may be re-sent with the same path: others drop theirs.
         if f.status < 400 {
             f.path = String::new();

@@ -54,6 +54,8 @@ impl Sim<'_> {
             cpu: Cpu::new(cfg.fleet.cores, cfg.stack.cpu_fifo, self.now),
             pool: Pool::new(cfg.fleet.pool),
             flights: Vec::new(),
+            busy: 0,
+            line: Default::default(),
             ready: false,
             live_fails: 0,
             ready_fails: 0,
@@ -263,7 +265,7 @@ impl Sim<'_> {
             f.stage = Stage::Done;
             if f.out != NONE {
                 let hold = f.pool_hold;
-                self.world.requests[f.out as usize].pool_hold_ms = hold;
+                self.ground.requests[f.out as usize].pool_hold_ms = hold;
             }
             if !self.flights[id as usize].lb_done {
                 if let Owner::Probe(_) = self.flights[id as usize].owner {
@@ -276,6 +278,8 @@ impl Sim<'_> {
         let inst = &mut self.insts[i as usize];
         inst.cpu.clear(now);
         inst.pool.reset(now);
+        inst.busy = 0;
+        inst.line.clear();
         let spans = std::mem::take(&mut inst.pool.wait_spans);
         self.ground.pool_waits.resize(self.insts.len(), Vec::new());
         self.ground.pool_waits[i as usize].extend(spans);

@@ -30,7 +30,7 @@
 
 use super::super::facts::*;
 use super::super::scenarios::Draw;
-use super::super::sim::Ground;
+use super::super::sim::{Ground, ReqTruth};
 
 pub const W: Ms = 10_000;
 
@@ -39,8 +39,8 @@ pub fn is_api(r: &Request) -> bool {
 }
 
 /// A failure caused by a condition of the service (not drawn as noise).
-pub fn fault_failure(r: &Request) -> bool {
-    is_api(r) && (r.status >= 500 || r.status == 499) && !r.noise
+pub fn fault_failure(r: &Request, x: &ReqTruth) -> bool {
+    is_api(r) && (r.status >= 500 || r.status == 499) && !x.noise
 }
 
 pub fn hard_kill(c: Option<EndCause>) -> bool {
@@ -107,11 +107,11 @@ pub fn measure(d: &Draw, w: &World, g: &Ground) -> Symptoms {
         recovered: None,
         tolerance_s: 30,
     };
-    for r in w.requests.iter().filter(|r| is_api(r)) {
+    for (r, x) in w.requests.iter().zip(&g.requests).filter(|(r, _)| is_api(r)) {
         let i = s.idx(r.start).min(nw - 1);
         s.n[i] += 1;
         s.lat[i] += r.duration_ms as f64;
-        if fault_failure(r) {
+        if fault_failure(r, x) {
             s.fail[i] += 1;
         } else if r.status < 400 {
             s.ok[i] += 1;
@@ -226,7 +226,8 @@ fn first_event(d: &Draw, w: &World, g: &Ground, s: &Symptoms, i: usize) -> Ms {
     let first_req = w.requests.partition_point(|r| r.start < a);
     let exp = s.fail_rate * s.n[i] as f64;
     if s.fail[i] as f64 >= (3.0f64).max(3.0 * exp) {
-        if let Some(r) = w.requests[first_req..].iter().take_while(|r| r.start < b).find(|r| fault_failure(r)) {
+        let rs = w.requests[first_req..].iter().zip(&g.requests[first_req..]);
+        if let Some((r, _)) = rs.take_while(|(r, _)| r.start < b).find(|(r, x)| fault_failure(r, x)) {
             best = best.min(r.start);
         }
     }
@@ -263,8 +264,8 @@ fn last_event(w: &World, g: &Ground, s: &Symptoms, i: usize) -> Ms {
     let (a, b) = (s.start + i as Ms * W, s.start + (i as Ms + 1) * W);
     let mut best = a;
     let first_req = w.requests.partition_point(|r| r.start < a);
-    for r in w.requests[first_req..].iter().take_while(|r| r.start < b) {
-        if fault_failure(r) || (is_api(r) && r.duration_ms as f64 >= s.lat_thr) {
+    for (r, x) in w.requests[first_req..].iter().zip(&g.requests[first_req..]).take_while(|(r, _)| r.start < b) {
+        if fault_failure(r, x) || (is_api(r) && r.duration_ms as f64 >= s.lat_thr) {
             best = best.max(r.start + r.duration_ms as Ms);
         }
     }

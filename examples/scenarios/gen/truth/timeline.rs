@@ -119,8 +119,9 @@ fn errors_start(c: &Ctx) -> Option<Ms> {
     let (x, y) = (s.start + w as Ms * W, s.start + (w as Ms + 1) * W);
     c.w.requests
         .iter()
-        .filter(|r| r.start >= x && r.start < y && fault_failure(r))
-        .map(|r| r.start + r.duration_ms as Ms)
+        .zip(&c.g.requests)
+        .filter(|(r, t)| r.start >= x && r.start < y && fault_failure(r, t))
+        .map(|(r, _)| r.start + r.duration_ms as Ms)
         .min()
 }
 
@@ -139,10 +140,10 @@ pub fn instances(c: &Ctx) -> (Vec<Value>, usize, usize) {
     let n = c.w.instances.len();
     let mut fails = vec![0usize; n];
     let mut reqs = vec![0usize; n];
-    for r in c.w.requests.iter().filter(|r| r.start >= on && r.start < rec) {
+    for (r, x) in c.w.requests.iter().zip(&c.g.requests).filter(|(r, _)| r.start >= on && r.start < rec) {
         if let Some(i) = r.instance {
             reqs[i] += 1;
-            fails[i] += fault_failure(r) as usize;
+            fails[i] += fault_failure(r, x) as usize;
         }
     }
     let killed: Vec<usize> = kills(c.w, on - 60_000, rec).into_iter().map(|x| x.1).collect();
