@@ -26,6 +26,7 @@ pub fn print(names: &[&str], first: u64, draws: u64, small: bool) {
         let mut reqs = Vec::new();
         let mut ms = Vec::new();
         let mut problems: BTreeMap<String, u64> = BTreeMap::new();
+        let mut longest = (0u64, 0i64);
         for seed in first..first + draws {
             let t0 = Instant::now();
             let Some(g) = gen::generate(name, seed, small) else { continue };
@@ -50,6 +51,9 @@ pub fn print(names: &[&str], first: u64, draws: u64, small: bool) {
             }
             if let Some(x) = t["duration_s"].as_i64() {
                 dur.push(x as f64);
+                if x > longest.1 {
+                    longest = (seed, x);
+                }
             }
             reqs.push(g.world.requests.len() as f64);
         }
@@ -61,9 +65,10 @@ pub fn print(names: &[&str], first: u64, draws: u64, small: bool) {
         }
         println!();
         other.push(format!(
-            "{name:<17} incident {incident:>3}/{draws} culprit {culprit:>3} ambiguous {ambiguous:>3} redrawn {redraws:>3} unusable {unusable:>3} | onset tol s {} | duration s {} | requests {} | ms/draw {}{}",
+            "{name:<17} incident {incident:>3}/{draws} culprit {culprit:>3} ambiguous {ambiguous:>3} redrawn {redraws:>3} unusable {unusable:>3} | onset tol s {} | duration s {} (longest: seed {}) | requests {} | ms/draw {}{}",
             q(&mut tol),
             q(&mut dur),
+            longest.0,
             q(&mut reqs),
             q(&mut ms),
             if problems.is_empty() { String::new() } else { format!(" | problems {problems:?}") }

@@ -257,7 +257,7 @@ impl Base {
     /// `DB_MAX` ms, CPU at most `CPU_MAX` ms): smaller pools first, then a smaller fleet, then
     /// a lower utilisation, which is what [`Base::u_pool`] and [`Base::u_cpu`] then hold.
     pub fn calibrate(&mut self, u: f64, v: f64, t: Ms) {
-        let db_max = if self.needs_util { 250.0 } else { 80.0 };
+        let db_max = if self.needs_util { 400.0 } else { 80.0 };
         let cpu_max = if self.needs_util { 120.0 } else { 40.0 };
         let c = &mut self.cfg;
         let r = c.traffic.rate_at(t).max(0.01);

@@ -277,14 +277,20 @@ impl Sim<'_> {
         }
     }
 
-    /// Opens the breaker when pool timeouts pile up.
-    pub(super) fn breaker_check(&mut self) {
+    /// A database call ended (`bad`: failed or slow); the breaker opens when the bad share of
+    /// its window reaches the threshold.
+    pub(super) fn breaker_call(&mut self, bad: bool) {
         let Some(b) = &self.cfg.breaker else { return };
         let now = self.now;
-        while self.pool_timeouts.front().is_some_and(|t| *t < now - 10_000) {
-            self.pool_timeouts.pop_front();
+        if self.breaker_until.is_some() {
+            return;
         }
-        if self.breaker_until.is_some() || (self.pool_timeouts.len() as u32) < b.threshold {
+        self.calls.push_back(bad);
+        while self.calls.len() > b.window {
+            self.calls.pop_front();
+        }
+        let n_bad = self.calls.iter().filter(|x| **x).count();
+        if self.calls.len() < b.window.min(20) || (n_bad as f64) < b.threshold * self.calls.len() as f64 {
             return;
         }
         let until = now + b.open_ms;
@@ -297,7 +303,7 @@ impl Sim<'_> {
 
     pub(super) fn breaker_close(&mut self) {
         self.breaker_until = None;
-        self.pool_timeouts.clear();
+        self.calls.clear();
         self.breaker_lines("open", "half_open");
         self.breaker_lines("half_open", "closed");
     }

@@ -232,11 +232,14 @@ pub enum Actor {
     Sockets(Sockets),
 }
 
-/// The application's circuit breaker around the database.
+/// The application's circuit breaker around the database (resilience4j's count-based
+/// window): it opens when, of the last `window` database calls, the share that failed or took
+/// longer than `slow_ms` reaches `threshold`.
 #[derive(Clone, Debug)]
 pub struct Breaker {
-    /// Pool timeouts within 10 s (fleet-wide) that open it.
-    pub threshold: u32,
+    pub threshold: f64,
+    pub window: usize,
+    pub slow_ms: Ms,
     /// How long it stays open.
     pub open_ms: Ms,
     pub name: String,

@@ -229,7 +229,12 @@ impl Sim<'_> {
             return;
         }
         f.pool_hold = (now - f.hold_from) as u32;
+        let asked = if f.wait_from > 0 { f.wait_from } else { f.hold_from };
         let (i, leak, dep) = (f.inst, f.leak, f.dep_ms);
+        if let Some(b) = &self.cfg.breaker {
+            let slow = now - asked >= b.slow_ms;
+            self.breaker_call(slow);
+        }
         self.release(i, leak);
         if leak {
             let route = self.cfg.api.routes[self.flights[id as usize].route as usize].template.clone();
@@ -307,8 +312,7 @@ impl Sim<'_> {
         self.insts[i].pool.give_up(now);
         let line = self.cfg.stack.pool_timeout(self.cfg.fleet.acquire_timeout_ms, self.cfg.fleet.pool);
         self.log_line(i, line, LogTopic::PoolTimeout, Some(id));
-        self.pool_timeouts.push_back(now);
-        self.breaker_check();
+        self.breaker_call(true);
         self.app_answer(id, 500, Some(Failure::PoolTimeout));
     }
 

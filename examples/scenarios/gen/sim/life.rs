@@ -231,6 +231,9 @@ impl Sim<'_> {
             }
         }
         self.end_life(i, cause);
+        // The websockets it held are dropped with it.
+        let share = 1.0 / (self.ready.len() + 1) as f64;
+        self.sockets_drop(share);
         let inst = &mut self.insts[i as usize];
         inst.st = St::Down;
         inst.restarts += 1;

@@ -294,7 +294,8 @@ pub struct Sim<'c> {
     flag_on: bool,
     db_fix: f64,
     breaker_until: Option<Ms>,
-    pool_timeouts: std::collections::VecDeque<Ms>,
+    /// The breaker's window: the last database calls, true when failed or slow.
+    calls: std::collections::VecDeque<bool>,
     /// The fleet's current version and replica set per version.
     version: usize,
     rs_names: Vec<String>,
@@ -386,7 +387,7 @@ impl<'c> Sim<'c> {
             flag_on: false,
             db_fix: 1.0,
             breaker_until: None,
-            pool_timeouts: Default::default(),
+            calls: Default::default(),
             version: 0,
             rs_names,
             canary_rs,

@@ -115,7 +115,7 @@ pub fn timeline(c: &Ctx, verdicts: &[(&'static str, Verdict, Value)]) -> BTreeMa
 fn errors_start(c: &Ctx) -> Option<Ms> {
     let s = c.s;
     let (a, b) = s.incident?;
-    let w = (a..=b).find(|i| s.fail[*i] as f64 >= (3.0f64).max(3.0 * s.fail_rate * s.n[*i] as f64))?;
+    let w = (a..=b).find(|i| s.failing(*i))?;
     let (x, y) = (s.start + w as Ms * W, s.start + (w as Ms + 1) * W);
     c.w.requests
         .iter()
