@@ -22,6 +22,7 @@ struct Args {
     small: bool,
     list: bool,
     stats: bool,
+    debug: bool,
     draws: u64,
     first_seed: u64,
 }
@@ -34,6 +35,7 @@ fn parse() -> Result<Args, String> {
         small: false,
         list: false,
         stats: false,
+        debug: false,
         draws: 100,
         first_seed: 1,
     };
@@ -57,6 +59,7 @@ fn parse() -> Result<Args, String> {
             "--small" => a.small = true,
             "--list" => a.list = true,
             "--stats" => a.stats = true,
+            "--debug" => a.debug = true,
             "-h" | "--help" => return Err(String::new()),
             _ => return Err(format!("unknown argument {x}")),
         }
@@ -95,6 +98,13 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
         stats::print(&names, a.first_seed, a.draws, a.small);
+        return ExitCode::SUCCESS;
+    }
+    if let (true, Some(name)) = (a.debug, &a.scenario) {
+        match gen::generate(name, a.seed, a.small) {
+            Some(g) => stats::debug(&g),
+            None => eprintln!("scenarios: unknown scenario {name}"),
+        }
         return ExitCode::SUCCESS;
     }
     let (Some(name), Some(out)) = (a.scenario, a.out) else {

@@ -26,6 +26,7 @@ pub fn print(names: &[&str], first: u64, draws: u64, small: bool) {
         let mut reqs = Vec::new();
         let mut ms = Vec::new();
         let mut problems: BTreeMap<String, u64> = BTreeMap::new();
+        let mut longest = (0u64, 0i64);
         for seed in first..first + draws {
             let t0 = Instant::now();
             let Some(g) = gen::generate(name, seed, small) else {
@@ -57,7 +58,7 @@ pub fn print(names: &[&str], first: u64, draws: u64, small: bool) {
             ambiguous += (t["culprit_ambiguous"].as_bool() == Some(true)) as u64;
             redraws += (g.attempts > 1) as u64;
             unusable += (!g.truth.usable) as u64;
-            for p in &g.truth.problems {
+            for p in g.truth.problems.iter().chain(&g.rejected) {
                 *problems.entry(p.clone()).or_default() += 1;
             }
             if let Some(x) = t["onset_tolerance_s"].as_i64() {
@@ -65,6 +66,9 @@ pub fn print(names: &[&str], first: u64, draws: u64, small: bool) {
             }
             if let Some(x) = t["duration_s"].as_i64() {
                 dur.push(x as f64);
+                if x > longest.1 {
+                    longest = (seed, x);
+                }
             }
             reqs.push(g.world.requests.len() as f64);
         }
@@ -76,9 +80,10 @@ pub fn print(names: &[&str], first: u64, draws: u64, small: bool) {
         }
         println!();
         other.push(format!(
-            "{name:<17} incident {incident:>3}/{draws} culprit {culprit:>3} ambiguous {ambiguous:>3} redrawn {redraws:>3} unusable {unusable:>3} | onset tol s {} | duration s {} | requests {} | ms/draw {}{}",
+            "{name:<17} incident {incident:>3}/{draws} culprit {culprit:>3} ambiguous {ambiguous:>3} redrawn {redraws:>3} unusable {unusable:>3} | onset tol s {} | duration s {} (longest: seed {}) | requests {} | ms/draw {}{}",
             q(&mut tol),
             q(&mut dur),
+            longest.0,
             q(&mut reqs),
             q(&mut ms),
             if problems.is_empty() { String::new() } else { format!(" | problems {problems:?}") }
@@ -104,4 +109,69 @@ fn q(v: &mut [f64]) -> String {
         at(0.9),
         v[v.len() - 1]
     )
+}
+
+/// What happened in one draw, minute by minute around the incident (for `--debug`).
+pub fn debug(g: &gen::Generated) {
+    use gen::time::iso_s;
+    let w = &g.world;
+    let gr = &g.ground;
+    println!(
+        "{} seed {} (attempt {}): {} requests, span {} .. {}, fault {}",
+        g.draw.name,
+        g.draw.seed,
+        g.attempts,
+        w.requests.len(),
+        iso_s(w.start),
+        iso_s(w.end),
+        iso_s(g.draw.intent.fault)
+    );
+    println!(
+        "params {}",
+        serde_json::Value::Object(g.draw.params.clone())
+    );
+    println!("alert {:?}", gr.alert_at.map(iso_s));
+    for (t, a) in &gr.actions {
+        println!("action {} {a}", iso_s(*t));
+    }
+    for (i, inst) in w.instances.iter().enumerate() {
+        let ends: Vec<String> = inst
+            .lives
+            .iter()
+            .filter_map(|l| Some(format!("{}:{:?}", iso_s(l.ended?), l.end_cause?)))
+            .collect();
+        println!(
+            "instance {i} {} {} lives {} ends {}",
+            inst.pod,
+            inst.version,
+            inst.lives.len(),
+            ends.join(" ")
+        );
+    }
+    let mut per: BTreeMap<i64, (u32, u32, f64, u32)> = BTreeMap::new();
+    for (r, x) in w.requests.iter().zip(&gr.requests) {
+        let e = per.entry((r.start - w.start) / 60_000).or_default();
+        e.0 += 1;
+        e.1 += gen::truth::symptoms::fault_failure(r, x) as u32;
+        e.2 += r.duration_ms as f64;
+        e.3 += r.retry as u32;
+    }
+    let q: BTreeMap<i64, f64> = gr
+        .queue
+        .iter()
+        .map(|(t, v)| ((t - w.start) / 60_000, *v))
+        .collect();
+    println!("minute  start                requests failed mean_ms retries queue");
+    for (m, (n, f, l, re)) in per {
+        println!(
+            "{m:>6}  {}  {n:>8} {f:>6} {:>7.0} {re:>7} {}",
+            iso_s(w.start + m * 60_000),
+            l / n.max(1) as f64,
+            q.get(&m).map_or(String::new(), |x| format!("{x:.0}"))
+        );
+    }
+    println!(
+        "truth {}",
+        serde_json::to_string_pretty(&g.truth.json).unwrap_or_default()
+    );
 }

@@ -15,8 +15,8 @@ use serde_json::Value;
 
 use std::borrow::Cow;
 
-use super::json_fallback::JsonFallback;
 use super::above::Above;
+use super::json_fallback::JsonFallback;
 use super::kind::parse_line;
 use super::others::{Fallback, LinePlan, Others};
 use super::record::Builder;

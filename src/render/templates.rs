@@ -37,7 +37,10 @@ fn clip(s: &str, n: usize) -> String {
 
 /// Inline code that survives a Markdown table.
 fn code(s: &str) -> String {
-    format!("`{}`", s.replace('`', "'").replace('|', "\\|").replace('\n', " "))
+    format!(
+        "`{}`",
+        s.replace('`', "'").replace('|', "\\|").replace('\n', " ")
+    )
 }
 
 fn change(t: &TemplateJson) -> String {
@@ -217,10 +220,17 @@ pub fn table(r: &Report) -> String {
         return "No application or database log records among the inputs.\n".to_string();
     }
     let tz = &r.extra.tz;
-    let mut header: Vec<String> = ["#", "change", "lines", "in window", "level", "first seen (UTC)"]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
+    let mut header: Vec<String> = [
+        "#",
+        "change",
+        "lines",
+        "in window",
+        "level",
+        "first seen (UTC)",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
     if !tz.is_utc() {
         header.push(format!("first seen ({tz})"));
     }
@@ -234,7 +244,8 @@ pub fn table(r: &Report) -> String {
         let w = tp.window.as_ref();
         let first = &tp.first_seen;
         let mut row = vec![
-            w.and_then(|w| w.rank).map_or_else(String::new, |n| n.to_string()),
+            w.and_then(|w| w.rank)
+                .map_or_else(String::new, |n| n.to_string()),
             change(tp),
             tp.count.to_string(),
             w.map_or_else(String::new, |w| w.count.to_string()),

@@ -23,7 +23,8 @@ pub const MAX_CITED: usize = 2;
 const QUOTED_CHARS: usize = 120;
 
 fn clock(ms: i64) -> String {
-    DateTime::from_timestamp_millis(ms).map_or_else(String::new, |d| d.format("%H:%M:%S").to_string())
+    DateTime::from_timestamp_millis(ms)
+        .map_or_else(String::new, |d| d.format("%H:%M:%S").to_string())
 }
 
 fn quoted(t: &Template) -> String {
@@ -95,9 +96,21 @@ mod tests {
     fn a_finding_cites_the_templates_of_its_signals_in_its_span() {
         let mut m = Miner::default();
         let lines = [
-            ("HikariPool-1 - Connection is not available, request timed out after 30000ms.", 20, true),
-            ("HikariPool-1 - Connection is not available, request timed out after 30001ms.", 30, true),
-            ("HikariPool-1 - Connection is not available, request timed out after 30002ms.", 90, true),
+            (
+                "HikariPool-1 - Connection is not available, request timed out after 30000ms.",
+                20,
+                true,
+            ),
+            (
+                "HikariPool-1 - Connection is not available, request timed out after 30001ms.",
+                30,
+                true,
+            ),
+            (
+                "HikariPool-1 - Connection is not available, request timed out after 30002ms.",
+                90,
+                true,
+            ),
             ("too many connections for role app", 95, true),
             ("all good", 25, false),
         ];
@@ -127,6 +140,9 @@ mod tests {
         assert!(e.text.contains(": 2 line(s)"), "{}", e.text);
         assert!(e.text.contains("first seen 00:00:20 UTC"), "{}", e.text);
         assert_eq!(e.source, "app.log:1");
-        assert!(f[1].evidence.is_empty(), "no signal to cite for this pattern");
+        assert!(
+            f[1].evidence.is_empty(),
+            "no signal to cite for this pattern"
+        );
     }
 }

@@ -94,14 +94,13 @@ fn round(v: f64, digits: i32) -> f64 {
 }
 
 fn names(v: (Vec<(&str, u64)>, bool)) -> (Vec<NameCount>, bool) {
-    let list = v
-        .0
-        .into_iter()
-        .map(|(n, c)| NameCount {
-            name: n.to_string(),
-            count: c,
-        })
-        .collect();
+    let list =
+        v.0.into_iter()
+            .map(|(n, c)| NameCount {
+                name: n.to_string(),
+                count: c,
+            })
+            .collect();
     (list, v.1)
 }
 

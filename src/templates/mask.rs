@@ -154,7 +154,12 @@ fn split_punct(t: &str) -> (&str, &str, &str) {
 
 /// The key of `message` into `out` (cleared first), at most `max_tokens`
 /// tokens. Returns the number of tokens written.
-pub(crate) fn mask_into(message: &str, rules: &Rules, max_tokens: usize, out: &mut String) -> usize {
+pub(crate) fn mask_into(
+    message: &str,
+    rules: &Rules,
+    max_tokens: usize,
+    out: &mut String,
+) -> usize {
     out.clear();
     // The first line only: the loops below stop at its newline.
     let mut line = message;
@@ -326,9 +331,7 @@ fn closing(line: &[u8], q: usize) -> Option<usize> {
         if b == quote {
             // An apostrophe closes only where a word ends (`can't` does not).
             let next = line.get(j + 1).copied();
-            if quote != b'\''
-                || next.is_none_or(|n| is_space(n) || n.is_ascii_punctuation())
-            {
+            if quote != b'\'' || next.is_none_or(|n| is_space(n) || n.is_ascii_punctuation()) {
                 return Some(j);
             }
         }
@@ -408,7 +411,20 @@ fn pieces(core: &str, rules: &Rules, out: &mut String) {
     let delim = |b: u8| {
         matches!(
             b,
-            b'-' | b'_' | b'.' | b':' | b'=' | b'/' | b'#' | b',' | b'@' | b'|' | b'+' | b'[' | b']' | b'(' | b')'
+            b'-' | b'_'
+                | b'.'
+                | b':'
+                | b'='
+                | b'/'
+                | b'#'
+                | b','
+                | b'@'
+                | b'|'
+                | b'+'
+                | b'['
+                | b']'
+                | b'('
+                | b')'
         )
     };
     let b = core.as_bytes();
@@ -419,7 +435,10 @@ fn pieces(core: &str, rules: &Rules, out: &mut String) {
             i += 1;
             continue;
         }
-        let end = b[i..].iter().position(|&c| delim(c)).map_or(b.len(), |e| i + e);
+        let end = b[i..]
+            .iter()
+            .position(|&c| delim(c))
+            .map_or(b.len(), |e| i + e);
         let piece = &b[i..end];
         if piece.iter().any(u8::is_ascii_digit) {
             let p = number(piece, rules)
@@ -540,7 +559,8 @@ fn is_ipv4(t: &[u8]) -> bool {
 fn is_ipv6(t: &[u8]) -> bool {
     let colons = t.iter().filter(|&&b| b == b':').count();
     (colons >= 7 || (colons >= 2 && t.windows(2).any(|w| w == b"::")))
-        && t.iter().all(|&b| b.is_ascii_hexdigit() || b == b':' || b == b'.')
+        && t.iter()
+            .all(|&b| b.is_ascii_hexdigit() || b == b':' || b == b'.')
 }
 
 fn is_uuid(t: &[u8]) -> bool {
@@ -555,7 +575,9 @@ fn is_uuid(t: &[u8]) -> bool {
 /// (all digits is a number).
 fn is_hex(t: &[u8]) -> bool {
     match t {
-        [b'0', b'x' | b'X', rest @ ..] => !rest.is_empty() && rest.iter().all(u8::is_ascii_hexdigit),
+        [b'0', b'x' | b'X', rest @ ..] => {
+            !rest.is_empty() && rest.iter().all(u8::is_ascii_hexdigit)
+        }
         _ => {
             t.len() >= 8
                 && t.iter().all(u8::is_ascii_hexdigit)
@@ -629,7 +651,10 @@ mod tests {
         let mut out = String::new();
         assert_eq!(mask_into(&long, Rules::builtin_or_empty(), 8, &mut out), 8);
         assert_eq!(out.split(' ').count(), 8);
-        assert_eq!(mask_into(&long, Rules::builtin_or_empty(), usize::MAX, &mut out), MAX_TOKENS);
+        assert_eq!(
+            mask_into(&long, Rules::builtin_or_empty(), usize::MAX, &mut out),
+            MAX_TOKENS
+        );
     }
 
     #[test]
@@ -670,9 +695,41 @@ mod tests {
     #[test]
     fn word_runs_give_what_token_by_token_gives() {
         let parts = [
-            "word", "Word.", "a-b_c", "x,", "12", "30000ms.", "/a/b", "(x)", "[1]", "a  b", "\t",
-            "\"q q\"", "'s'", "can't", "k=v", "k=\"v w\"", "u@x.io", "10.0.0.1:80", "é", "::",
-            " ", "  ", "~/x", "./y", "<z>", "0xff", "{\"a\":1}", "v1.2", "end.", "a1", "1a", "(", "\n", "x\r\ny", "\"a\nb\"",
+            "word",
+            "Word.",
+            "a-b_c",
+            "x,",
+            "12",
+            "30000ms.",
+            "/a/b",
+            "(x)",
+            "[1]",
+            "a  b",
+            "\t",
+            "\"q q\"",
+            "'s'",
+            "can't",
+            "k=v",
+            "k=\"v w\"",
+            "u@x.io",
+            "10.0.0.1:80",
+            "é",
+            "::",
+            " ",
+            "  ",
+            "~/x",
+            "./y",
+            "<z>",
+            "0xff",
+            "{\"a\":1}",
+            "v1.2",
+            "end.",
+            "a1",
+            "1a",
+            "(",
+            "\n",
+            "x\r\ny",
+            "\"a\nb\"",
         ];
         let mut seed = 0x9e37_79b9_7f4a_7c15u64;
         let mut next = || {

@@ -136,10 +136,7 @@ impl KeyStats {
         // Lines come roughly in time order: after the first few of a key,
         // this comparison is all an example costs.
         if self.examples.len() < EXAMPLES
-            || self
-                .examples
-                .last()
-                .is_some_and(|e| at < (e.ts, e.origin))
+            || self.examples.last().is_some_and(|e| at < (e.ts, e.origin))
         {
             self.add_example(Example {
                 ts: r.ts,
@@ -216,7 +213,9 @@ impl KeyStats {
 
     /// Records per bucket: `(bucket start in seconds, count)`, by time.
     pub fn buckets(&self, bucket_s: i64) -> impl Iterator<Item = (i64, u32)> + '_ {
-        self.buckets.iter().map(move |(b, n)| (i64::from(b) * bucket_s, n))
+        self.buckets
+            .iter()
+            .map(move |(b, n)| (i64::from(b) * bucket_s, n))
     }
 
     /// Tenants, most records first, and whether more were seen than listed.
@@ -401,7 +400,8 @@ impl Miner {
 
     /// Climb the ladder until the caps hold; on the last step, drop keys.
     fn relieve(&mut self) {
-        while (self.keys.len() > KEY_CAP || self.cells > CELL_CAP) && self.level + 1 < LEVELS.len() {
+        while (self.keys.len() > KEY_CAP || self.cells > CELL_CAP) && self.level + 1 < LEVELS.len()
+        {
             self.raise_to(self.level + 1);
         }
         if self.level + 1 == LEVELS.len() {
@@ -623,7 +623,13 @@ mod tests {
                 rec(
                     i as i64 * 1000,
                     i + 1,
-                    &format!("{} {} said {} to {}", word(i), word(i / 7), word(i / 3), word(i)),
+                    &format!(
+                        "{} {} said {} to {}",
+                        word(i),
+                        word(i / 7),
+                        word(i / 3),
+                        word(i)
+                    ),
                     None,
                 )
             })
@@ -632,7 +638,11 @@ mod tests {
         assert!(whole.coarsened());
         assert!(whole.keys().len() <= KEY_CAP);
         let kept: u64 = whole.keys().iter().map(|(_, s)| s.count).sum();
-        assert_eq!(kept + whole.dropped(), recs.len() as u64, "every record counted");
+        assert_eq!(
+            kept + whole.dropped(),
+            recs.len() as u64,
+            "every record counted"
+        );
         let mut a = mine(&recs[..4000]);
         a.merge(mine(&recs[4000..]));
         assert_eq!(a.step(), whole.step());
@@ -664,14 +674,24 @@ mod speed {
     #[ignore]
     fn mining_cost_per_record() {
         let msgs: Vec<String> = (0..1000u64)
-            .map(|i| format!("GET /api/v1/accounts/t-{:03}/test-cases/{} completed in {} ms", i % 200, i * 7919 % 100000, 5 + i % 200))
+            .map(|i| {
+                format!(
+                    "GET /api/v1/accounts/t-{:03}/test-cases/{} completed in {} ms",
+                    i % 200,
+                    i * 7919 % 100000,
+                    5 + i % 200
+                )
+            })
             .collect();
         let tenants: Vec<String> = (0..200).map(|i| format!("t-{i:03}")).collect();
         let insts: Vec<String> = (0..6).map(|i| format!("api-{i}")).collect();
         let recs: Vec<LogRecord<'_>> = (0..1000usize)
             .map(|i| LogRecord {
                 ts: 1_000_000 + i as i64,
-                origin: Origin { input: 0, line: i as u64 },
+                origin: Origin {
+                    input: 0,
+                    line: i as u64,
+                },
                 level: Level::Info,
                 message: Cow::Borrowed(&msgs[i]),
                 instance: Some(Cow::Borrowed(&insts[i % 6])),

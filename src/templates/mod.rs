@@ -154,7 +154,10 @@ impl TemplateSet {
         let mut w = Vec::new();
         if let Some(step) = self.coarsened {
             let keys = if step.tokens < mask::MAX_TOKENS {
-                format!(", templates made from each message's first {} words", step.tokens)
+                format!(
+                    ", templates made from each message's first {} words",
+                    step.tokens
+                )
             } else {
                 String::new()
             };
@@ -190,7 +193,9 @@ mod tests {
                 },
                 level: Level::Error,
                 message: Cow::Borrowed(msg),
-                signal: msg.contains("not available").then_some(Signal::PoolExhausted),
+                signal: msg
+                    .contains("not available")
+                    .then_some(Signal::PoolExhausted),
                 ..LogRecord::default()
             });
         }
@@ -202,7 +207,11 @@ mod tests {
         let mut lines = Vec::new();
         for i in 0..37 {
             lines.push((
-                format!("HikariPool-{} - Connection is not available, request timed out after {}ms.", i % 3, 1000 + i * 7),
+                format!(
+                    "HikariPool-{} - Connection is not available, request timed out after {}ms.",
+                    i % 3,
+                    1000 + i * 7
+                ),
                 i as i64 * 1000,
             ));
         }

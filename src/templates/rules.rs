@@ -136,7 +136,10 @@ mod tests {
     fn a_broken_file_is_an_error_that_names_it() {
         for (name, text) in [
             ("not json", "{"),
-            ("unknown key", r#"{"duration_units": [], "evidence": {}, "x": 1}"#),
+            (
+                "unknown key",
+                r#"{"duration_units": [], "evidence": {}, "x": 1}"#,
+            ),
             (
                 "unknown signal",
                 r#"{"duration_units": [], "evidence": {"p": ["nope"]}}"#,

@@ -10,7 +10,6 @@
 //! In: bucket indices and names, one record at a time. Out: sorted
 //! `(bucket, count)` pairs; names with counts and whether more were seen.
 
-
 /// A stable 64-bit hash (the same on every platform and release: which
 /// names a sketch keeps must not change), eight bytes a multiply like
 /// FxHash, the high bits folded down so every bit depends on every byte.
@@ -176,7 +175,13 @@ impl Names {
             self.slots[i] = (h, name.into(), n);
             self.len += 1;
             if self.len == K {
-                self.max_hash = self.slots.iter().filter(|s| s.2 > 0).map(|s| s.0).max().unwrap_or(0);
+                self.max_hash = self
+                    .slots
+                    .iter()
+                    .filter(|s| s.2 > 0)
+                    .map(|s| s.0)
+                    .max()
+                    .unwrap_or(0);
             }
             return;
         }

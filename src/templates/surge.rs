@@ -141,7 +141,11 @@ pub fn analyze(set: &TemplateSet, a: &Analysis) -> Option<SurgeAnalysis> {
             })
             .then(y.excess.total_cmp(&x.excess))
             .then(y.window_count.cmp(&x.window_count))
-            .then(set.templates[x.template].text.cmp(&set.templates[y.template].text))
+            .then(
+                set.templates[x.template]
+                    .text
+                    .cmp(&set.templates[y.template].text),
+            )
     });
     let mut rank = 0;
     for s in &mut surges {
@@ -196,7 +200,11 @@ fn surge(
         _ => {
             let lambda = baseline_rate * bucket_s as f64;
             let threshold = lambda + Z * lambda.sqrt();
-            let in_window = || t.stats.buckets(bucket_s).filter(|(b, _)| window.contains(*b));
+            let in_window = || {
+                t.stats
+                    .buckets(bucket_s)
+                    .filter(|(b, _)| window.contains(*b))
+            };
             in_window()
                 .find(|(_, n)| f64::from(*n) > threshold.max(1.0))
                 .or_else(|| in_window().next())
@@ -259,8 +267,15 @@ mod tests {
         (set, s)
     }
 
-    fn status_of(set: &TemplateSet, s: &SurgeAnalysis, prefix: &str) -> Option<(Status, Option<usize>)> {
-        let i = set.templates.iter().position(|t| t.text.starts_with(prefix))?;
+    fn status_of(
+        set: &TemplateSet,
+        s: &SurgeAnalysis,
+        prefix: &str,
+    ) -> Option<(Status, Option<usize>)> {
+        let i = set
+            .templates
+            .iter()
+            .position(|t| t.text.starts_with(prefix))?;
         s.of(i).map(|x| (x.status, x.rank))
     }
 
@@ -288,12 +303,24 @@ mod tests {
         // Seen long before the window, absent from the window: not listed.
         lines.push(("started".to_string(), 5));
         let (set, s) = analyse(&lines);
-        assert_eq!(status_of(&set, &s, "heartbeat"), Some((Status::Steady, None)));
+        assert_eq!(
+            status_of(&set, &s, "heartbeat"),
+            Some((Status::Steady, None))
+        );
         // The surge starts with the incident, the new message 30 s later:
         // both big, the closer onset first.
-        assert_eq!(status_of(&set, &s, "retrying"), Some((Status::Surging, Some(1))));
-        assert_eq!(status_of(&set, &s, "pool timed out"), Some((Status::New, Some(2))));
-        assert_eq!(status_of(&set, &s, "cache evicted"), Some((Status::New, Some(3))));
+        assert_eq!(
+            status_of(&set, &s, "retrying"),
+            Some((Status::Surging, Some(1)))
+        );
+        assert_eq!(
+            status_of(&set, &s, "pool timed out"),
+            Some((Status::New, Some(2)))
+        );
+        assert_eq!(
+            status_of(&set, &s, "cache evicted"),
+            Some((Status::New, Some(3)))
+        );
         assert_eq!(status_of(&set, &s, "started"), None);
         let retry = s.ranked().next().expect("ranked");
         assert_eq!(retry.onset_offset_s, 0, "first bucket above baseline");

@@ -19,7 +19,11 @@ mod families;
 mod fixture;
 mod flipped;
 mod hostile;
+// The scenario generator, shared with `examples/scenarios` and `examples/accuracy`.
+#[path = "../../examples/scenarios/gen/mod.rs"]
+mod gen;
 mod patterns;
 mod properties;
 mod samples;
+mod scenarios;
 mod timeless;

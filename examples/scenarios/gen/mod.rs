@@ -31,6 +31,8 @@ pub struct Generated {
     pub truth: truth::Truth,
     /// How many draws it took to meet the scenario's promises (1: the first).
     pub attempts: u32,
+    /// Why the earlier draws were set aside.
+    pub rejected: Vec<String>,
 }
 
 /// Draws scenario `name` from `seed`, simulates it and measures its truth. A draw that breaks
@@ -38,8 +40,12 @@ pub struct Generated {
 /// incident on a quiet day) is drawn again from a derived seed, up to eight times: the same
 /// arguments always give the same result.
 pub fn generate(name: &str, seed: u64, small: bool) -> Option<Generated> {
-    let mut last = None;
+    let mut last: Option<Generated> = None;
+    let mut rejected = Vec::new();
     for attempt in 0..8u64 {
+        if let Some(g) = &last {
+            rejected.extend(g.truth.problems.iter().cloned());
+        }
         let sub = seed ^ attempt.wrapping_mul(0x9E37_79B9_7F4A_7C15);
         let mut draw = scenarios::draw(name, sub, small)?;
         draw.seed = seed;
@@ -52,6 +58,7 @@ pub fn generate(name: &str, seed: u64, small: bool) -> Option<Generated> {
             ground,
             truth,
             attempts: attempt as u32 + 1,
+            rejected: rejected.clone(),
         });
         if usable {
             break;

@@ -5,7 +5,7 @@
 //! Every message is the library's real wording (HikariCP, SQLAlchemy, ActiveRecord, knex,
 //! node-postgres, pgx), so the tool meets what it will meet in the wild.
 
-use super::facts::{Level, StackInfo};
+use super::facts::Level;
 use super::rng::Rng;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -103,31 +103,6 @@ impl Stack {
             app,
             cpu_fifo: matches!(lang, Lang::Node | Lang::Python),
             runtime_version: runtime_version.to_string(),
-        }
-    }
-
-    pub fn info(&self) -> StackInfo {
-        let (lang, framework) = match self.lang {
-            Lang::Java => ("java", "spring-boot"),
-            Lang::Python => ("python", "gunicorn-flask"),
-            Lang::Ruby => ("ruby", "rails-puma"),
-            Lang::Node => ("node", "express"),
-            Lang::Go => ("go", "go-net-http"),
-        };
-        let pool_lib = match self.pool_lib {
-            PoolLib::Hikari => "hikaricp",
-            PoolLib::SqlAlchemy => "sqlalchemy",
-            PoolLib::ActiveRecord => "activerecord",
-            PoolLib::Knex => "knex",
-            PoolLib::NodePg => "node-postgres",
-            PoolLib::Pgx => "pgx",
-        };
-        StackInfo {
-            lang: lang.into(),
-            framework: framework.into(),
-            pool_lib: pool_lib.into(),
-            pool_name: self.pool_name().into(),
-            container: String::new(),
         }
     }
 

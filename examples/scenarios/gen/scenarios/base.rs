@@ -74,6 +74,9 @@ pub struct Base {
     /// The scenario's smallest fleet (calibration never shrinks it below).
     pub min_fleet: usize,
     pub needs_util: bool,
+    /// The service has so little headroom that losing an instance starts the incident: its
+    /// blips leave capacity alone (no resets, no pod replacement).
+    pub fragile: bool,
     share: f64,
 }
 
@@ -134,6 +137,7 @@ pub fn base(name: &str, seed: u64, small: bool, spec: &Spec) -> Base {
         "tracker.example.net",
     ]);
     let stack = Stack::draw(&mut rng, &service);
+    let lang = stack.lang;
     let tenants = if small {
         rng.log_uniform(50.0, 3000.0)
     } else {
@@ -242,6 +246,12 @@ pub fn base(name: &str, seed: u64, small: bool, spec: &Spec) -> Base {
             mem_per_flight_mb: 0.0,
             boot_ms: boot,
             grace_ms: 30_000,
+            workers: match lang {
+                Lang::Java => rng.pick(&[50, 100, 200, 200]),
+                Lang::Ruby => rng.pick(&[5, 10, 16, 32]),
+                Lang::Python => rng.pick(&[8, 16, 32, 64]),
+                Lang::Node | Lang::Go => 0,
+            },
         },
         lb: Lb {
             timeout_ms: rng.pick(&[30_000, 60_000, 60_000, 60_000, 90_000, 120_000]),
@@ -251,6 +261,7 @@ pub fn base(name: &str, seed: u64, small: bool, spec: &Spec) -> Base {
             liveness: rng.chance(0.92).then_some(liveness),
             readiness,
             user_agent: format!("kube-probe/1.{}", rng.range(26, 31)),
+            own_port: rng.chance(if lang == Lang::Java { 0.4 } else { 0.1 }),
         },
         traffic,
         versions: vec![Version {
@@ -279,6 +290,7 @@ pub fn base(name: &str, seed: u64, small: bool, spec: &Spec) -> Base {
         u_cpu: 0.0,
         min_fleet: spec.fleet.0 as usize,
         needs_util: spec.needs_util,
+        fragile: false,
         share: spec.ordinary_share,
     };
     b.size_traffic(spec);
@@ -316,7 +328,7 @@ impl Base {
     /// `DB_MAX` ms, CPU at most `CPU_MAX` ms): smaller pools first, then a smaller fleet, then
     /// a lower utilisation, which is what [`Base::u_pool`] and [`Base::u_cpu`] then hold.
     pub fn calibrate(&mut self, u: f64, v: f64, t: Ms) {
-        let db_max = if self.needs_util { 250.0 } else { 80.0 };
+        let db_max = if self.needs_util { 400.0 } else { 80.0 };
         let cpu_max = if self.needs_util { 120.0 } else { 40.0 };
         let c = &mut self.cfg;
         let r = c.traffic.rate_at(t).max(0.01);
@@ -342,6 +354,11 @@ impl Base {
         self.u_pool = u;
         self.u_cpu = v;
         c.api.calibrate(db, cpu);
+        // Threads outnumber connections (Tomcat's 200 for Hikari's 10; Puma threads above the
+        // pool): it is the pool a request waits for, as in the seeds.
+        if c.fleet.workers > 0 {
+            c.fleet.workers = c.fleet.workers.max(4 * c.fleet.pool);
+        }
         self.p.set("pool_size", c.fleet.pool);
         self.p.set("fleet", c.fleet.n);
         self.p.set("pool_util", (u * 1000.0).round() / 1000.0);

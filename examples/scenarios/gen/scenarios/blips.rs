@@ -43,7 +43,13 @@ pub fn add(b: &mut Base, count: usize, from: Ms, to: Ms) -> Vec<Blip> {
         }
         let n = b.cfg.fleet.n;
         let inst = b.rng.range(0, n as i64 - 1) as usize;
-        let blip = match b.rng.range(0, 3) {
+        let kind = b.rng.range(0, 3);
+        let kind = if b.fragile && kind < 3 {
+            1 + 2 * (kind % 2)
+        } else {
+            kind
+        };
+        let blip = match kind {
             0 => {
                 let ms = b.rng.range(2_000, 8_000);
                 b.cfg

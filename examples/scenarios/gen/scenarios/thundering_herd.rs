@@ -53,11 +53,13 @@ pub fn draw(seed: u64, small: bool) -> Parts {
         bytes: 0.0,
         ..Route::new("GET", cb.into(), ReqKind::Login)
     });
+    // Each client may try some sixty times before the database is relieved: the budget
+    // bounds how many there are.
     let clients = b
         .rng
-        .log_uniform(1000.0, 6000.0)
-        .min(b.budget * 0.35 / 15.0)
-        .max(300.0) as u32;
+        .log_uniform(1000.0, 4000.0)
+        .min(b.budget * 0.3 / 60.0)
+        .max(800.0) as u32;
     let relogin = b.rng.uniform(0.3, 0.8);
     let per_min = (clients as f64 * relogin / b.rng.uniform(4.0, 15.0)).max(20.0);
     b.cfg.actors.push(Actor::Sockets(Sockets {
@@ -67,20 +69,22 @@ pub fn draw(seed: u64, small: bool) -> Parts {
         callback_route: callback,
         churn_per_hour: b.rng.uniform(0.5, 2.0),
         retry_ms: b.rng.uniform(1000.0, 4000.0),
-        max_retry_ms: b.rng.uniform(20_000.0, 60_000.0),
+        max_retry_ms: b.rng.uniform(30_000.0, 90_000.0),
         relogin,
         provider_per_min: per_min,
         provider: provider.into(),
     }));
-    let ramp = b.rng.range(10, 40) * MIN;
+    let ramp = b.rng.range(5, 20) * MIN;
     let m = b.rng.uniform(1.3, 2.0) / b.u_pool;
     b.cfg.traffic.db_mult = Curve(vec![(b.fault, 1.0), (b.fault + ramp, m)]);
     b.cfg.breaker = Some(Breaker {
-        threshold: b.rng.range(10, 40) as u32,
+        threshold: b.rng.pick(&[0.5, 0.5, 0.6, 0.8]),
+        window: b.rng.pick(&[50, 100, 100, 200]),
+        slow_ms: b.rng.pick(&[2_000, 3_000, 5_000, 10_000]),
         open_ms: b.rng.range(60, 300) * 1000,
         name: b.rng.pick(&["database", "db", "postgres"]).into(),
     });
-    let delay = b.rng.range(5, 20) * MIN;
+    let delay = b.rng.range(15, 45) * MIN;
     let actor = b.person();
     let fix = 1.0 / m * b.rng.uniform(0.7, 0.9);
     b.cfg.responders.steps = vec![(
@@ -91,7 +95,7 @@ pub fn draw(seed: u64, small: bool) -> Parts {
             actor,
         },
     )];
-    b.cfg.responders.fallback_ms = ramp + 10 * MIN;
+    b.cfg.responders.fallback_ms = ramp + 20 * MIN;
     b.p.set("clients", clients);
     b.p.set("relogin_share", (relogin * 100.0).round() / 100.0);
     b.p.set("provider", provider);

@@ -542,6 +542,12 @@ impl Sim<'_> {
 
     /// The breaker opened: every websocket is dropped; clients reconnect at once.
     pub(super) fn sockets_disconnect(&mut self) {
+        self.sockets_drop(1.0);
+    }
+
+    /// A share of the connected websockets is dropped (their instance died, or the breaker
+    /// opened); those clients reconnect at once.
+    pub(super) fn sockets_drop(&mut self, share: f64) {
         for a in 0..self.actors.st.len() {
             let Actor::Sockets(s) = &self.cfg.actors[a] else {
                 continue;
@@ -552,7 +558,7 @@ impl Sim<'_> {
             };
             let mut timers = Vec::new();
             for k in 0..st.connected.len() {
-                if st.connected[k] {
+                if st.connected[k] && self.rng.chance(share) {
                     st.connected[k] = false;
                     st.gen[k] += 1;
                     st.step[k] = 0;

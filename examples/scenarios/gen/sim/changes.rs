@@ -298,15 +298,28 @@ impl Sim<'_> {
             return;
         }
         let s = ((self.now - self.cfg.start) / 1000) as usize;
-        let (mut n, mut fail, mut lat) = (0u32, 0u32, 0.0);
-        for b in &self.secs[s.saturating_sub(60)..s.min(self.secs.len())] {
-            n += b.0;
-            fail += b.1;
-            lat += b.2;
-        }
+        let sum = |from: usize, to: usize| {
+            self.secs[from.min(self.secs.len())..to.min(self.secs.len())]
+                .iter()
+                .fold((0u32, 0u32, 0.0), |a, b| (a.0 + b.0, a.1 + b.1, a.2 + b.2))
+        };
+        let (base_fail, base_lat) = *self.alert_base.get_or_insert_with(|| {
+            let armed = ((r.armed_at - self.cfg.start).max(0) / 1000) as usize;
+            let (n, f, l) = sum(0, armed);
+            let n = n.max(1) as f64;
+            (
+                f as f64 / n,
+                if l > 0.0 {
+                    l / n
+                } else {
+                    self.ground.expected_latency_ms
+                },
+            )
+        });
+        let (n, fail, lat) = sum(s.saturating_sub(60), s);
         let late = r.fallback_ms > 0 && self.now >= r.armed_at + r.fallback_ms;
-        let slow = n >= 20 && lat / n as f64 >= 3.0 * self.ground.expected_latency_ms + 200.0;
-        let failing = fail >= 5 && fail as f64 >= 0.02 * n as f64;
+        let slow = n >= 20 && lat / n as f64 >= (3.0 * base_lat).max(base_lat + 200.0);
+        let failing = fail >= 5 && fail as f64 >= (0.02f64).max(3.0 * base_fail) * n as f64;
         if slow || failing {
             self.alert_streak += 1;
         } else {
@@ -319,18 +332,22 @@ impl Sim<'_> {
         }
     }
 
-    /// Opens the breaker when pool timeouts pile up.
-    pub(super) fn breaker_check(&mut self) {
+    /// A database call ended (`bad`: failed or slow); the breaker opens when the bad share of
+    /// its window reaches the threshold.
+    pub(super) fn breaker_call(&mut self, bad: bool) {
         let Some(b) = &self.cfg.breaker else { return };
         let now = self.now;
-        while self
-            .pool_timeouts
-            .front()
-            .is_some_and(|t| *t < now - 10_000)
-        {
-            self.pool_timeouts.pop_front();
+        if self.breaker_until.is_some() {
+            return;
         }
-        if self.breaker_until.is_some() || (self.pool_timeouts.len() as u32) < b.threshold {
+        self.calls.push_back(bad);
+        while self.calls.len() > b.window {
+            self.calls.pop_front();
+        }
+        let n_bad = self.calls.iter().filter(|x| **x).count();
+        if self.calls.len() < b.window.min(20)
+            || (n_bad as f64) < b.threshold * self.calls.len() as f64
+        {
             return;
         }
         let until = now + b.open_ms;
@@ -343,7 +360,7 @@ impl Sim<'_> {
 
     pub(super) fn breaker_close(&mut self) {
         self.breaker_until = None;
-        self.pool_timeouts.clear();
+        self.calls.clear();
         self.breaker_lines("open", "half_open");
         self.breaker_lines("half_open", "closed");
     }

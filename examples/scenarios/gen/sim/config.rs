@@ -55,6 +55,9 @@ pub struct Fleet {
     pub boot_ms: f64,
     /// How long a graceful stop waits for requests in flight before the process is killed.
     pub grace_ms: Ms,
+    /// Worker threads per instance (Tomcat's max threads, Puma's threads): a request waits
+    /// for a free one, first come first served. 0: no limit (an event loop, goroutines).
+    pub workers: u32,
 }
 
 #[derive(Clone, Debug)]
@@ -83,6 +86,9 @@ pub struct Probes {
     pub readiness: Probe,
     /// The kubelet's `User-Agent` (`kube-probe/1.29`).
     pub user_agent: String,
+    /// The health endpoints listen on their own port with their own threads (Spring Boot's
+    /// management port): probes never wait for a request worker.
+    pub own_port: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -226,11 +232,14 @@ pub enum Actor {
     Sockets(Sockets),
 }
 
-/// The application's circuit breaker around the database.
+/// The application's circuit breaker around the database (resilience4j's count-based
+/// window): it opens when, of the last `window` database calls, the share that failed or took
+/// longer than `slow_ms` reaches `threshold`.
 #[derive(Clone, Debug)]
 pub struct Breaker {
-    /// Pool timeouts within 10 s (fleet-wide) that open it.
-    pub threshold: u32,
+    pub threshold: f64,
+    pub window: usize,
+    pub slow_ms: Ms,
     /// How long it stays open.
     pub open_ms: Ms,
     pub name: String,

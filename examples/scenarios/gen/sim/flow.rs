@@ -84,7 +84,26 @@ impl Sim<'_> {
                 return;
             }
         }
-        if inst.stuck && !probe {
+        let needs_worker = cfg.fleet.workers > 0 && !(probe && cfg.probes.own_port);
+        if needs_worker {
+            if inst.busy >= cfg.fleet.workers {
+                f.stage = Stage::Queued;
+                inst.line.push_back(id);
+                return;
+            }
+            inst.busy += 1;
+            f.worker = true;
+        }
+        self.work(i, id);
+    }
+
+    /// A worker (or the event loop) takes the request: it hangs on a stuck instance, else it
+    /// runs on the CPU.
+    fn work(&mut self, i: u32, id: u32) {
+        let now = self.now;
+        let inst = &mut self.insts[i as usize];
+        let f = &mut self.flights[id as usize];
+        if inst.stuck && !matches!(f.owner, Owner::Probe(_)) {
             f.stage = Stage::Hung;
             return;
         }
@@ -92,6 +111,21 @@ impl Sim<'_> {
         let work = f.cpu_ms as f64;
         inst.cpu.add(now, id, work);
         self.cpu_schedule(i);
+    }
+
+    /// A worker is free: the first request still waiting for one takes it.
+    fn release_worker(&mut self, i: u32) {
+        let inst = &mut self.insts[i as usize];
+        inst.busy = inst.busy.saturating_sub(1);
+        while let Some(id) = self.insts[i as usize].line.pop_front() {
+            let f = &mut self.flights[id as usize];
+            if f.stage == Stage::Queued && f.inst == i && f.life == self.insts[i as usize].life {
+                f.worker = true;
+                self.insts[i as usize].busy += 1;
+                self.work(i, id);
+                break;
+            }
+        }
     }
 
     pub(super) fn cpu_schedule(&mut self, i: u32) {
@@ -200,7 +234,16 @@ impl Sim<'_> {
             return;
         }
         f.pool_hold = (now - f.hold_from) as u32;
+        let asked = if f.wait_from > 0 {
+            f.wait_from
+        } else {
+            f.hold_from
+        };
         let (i, leak, dep) = (f.inst, f.leak, f.dep_ms);
+        if let Some(b) = &self.cfg.breaker {
+            let slow = now - asked >= b.slow_ms;
+            self.breaker_call(slow);
+        }
         self.release(i, leak);
         if leak {
             let route = self.cfg.api.routes[self.flights[id as usize].route as usize]
@@ -287,8 +330,7 @@ impl Sim<'_> {
             .stack
             .pool_timeout(self.cfg.fleet.acquire_timeout_ms, self.cfg.fleet.pool);
         self.log_line(i, line, LogTopic::PoolTimeout, Some(id));
-        self.pool_timeouts.push_back(now);
-        self.breaker_check();
+        self.breaker_call(true);
         self.app_answer(id, 500, Some(Failure::PoolTimeout));
     }
 
@@ -298,6 +340,11 @@ impl Sim<'_> {
         let f = &mut self.flights[id as usize];
         let i = f.inst;
         f.stage = Stage::Done;
+        if f.worker {
+            f.worker = false;
+            self.release_worker(i);
+        }
+        let f = &mut self.flights[id as usize];
         let inst = &mut self.insts[i as usize];
         inst.served += 1;
         if f.slot != NONE {
@@ -311,9 +358,9 @@ impl Sim<'_> {
         let f = &self.flights[id as usize];
         if f.out != NONE {
             // The load balancer gave up earlier; the ground truth still learns the hold time.
-            let r = &mut self.world.requests[f.out as usize];
-            r.pool_hold_ms = f.pool_hold;
-            r.pool_wait_ms = f.pool_wait;
+            let x = &mut self.ground.requests[f.out as usize];
+            x.pool_hold_ms = f.pool_hold;
+            x.pool_wait_ms = f.pool_wait;
         }
         if let Owner::Probe(live) = f.owner {
             if !f.lb_done {
@@ -431,11 +478,13 @@ impl Sim<'_> {
             kind: f.kind,
             failure: f.failure,
             retry: f.retry,
+        };
+        self.ground.requests.push(ReqTruth {
             route: f.route,
             noise: f.noise,
             pool_wait_ms: f.pool_wait,
             pool_hold_ms: f.pool_hold,
-        };
+        });
         // Only a failed request may be re-sent with the same path: others drop theirs.
         if f.status < 400 {
             f.path = String::new();

@@ -58,6 +58,8 @@ impl Sim<'_> {
             cpu: Cpu::new(cfg.fleet.cores, cfg.stack.cpu_fifo, self.now),
             pool: Pool::new(cfg.fleet.pool),
             flights: Vec::new(),
+            busy: 0,
+            line: Default::default(),
             ready: false,
             live_fails: 0,
             ready_fails: 0,
@@ -277,6 +279,9 @@ impl Sim<'_> {
             }
         }
         self.end_life(i, cause);
+        // The websockets it held are dropped with it.
+        let share = 1.0 / (self.ready.len() + 1) as f64;
+        self.sockets_drop(share);
         let inst = &mut self.insts[i as usize];
         inst.st = St::Down;
         inst.restarts += 1;
@@ -318,7 +323,7 @@ impl Sim<'_> {
             f.stage = Stage::Done;
             if f.out != NONE {
                 let hold = f.pool_hold;
-                self.world.requests[f.out as usize].pool_hold_ms = hold;
+                self.ground.requests[f.out as usize].pool_hold_ms = hold;
             }
             if !self.flights[id as usize].lb_done {
                 if let Owner::Probe(_) = self.flights[id as usize].owner {
@@ -331,6 +336,8 @@ impl Sim<'_> {
         let inst = &mut self.insts[i as usize];
         inst.cpu.clear(now);
         inst.pool.reset(now);
+        inst.busy = 0;
+        inst.line.clear();
         let spans = std::mem::take(&mut inst.pool.wait_spans);
         self.ground.pool_waits.resize(self.insts.len(), Vec::new());
         self.ground.pool_waits[i as usize].extend(spans);

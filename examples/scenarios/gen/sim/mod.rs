@@ -26,6 +26,8 @@ mod changes;
 mod flow;
 mod life;
 mod observe;
+#[cfg(test)]
+mod tests;
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
@@ -36,9 +38,26 @@ pub use config::*;
 use cpu::Cpu;
 use pool::Pool;
 
+/// What only the simulation knows about one request (parallel to `World::requests`).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ReqTruth {
+    /// Index into [`Ground::routes`]: the template its path was made from.
+    pub route: u16,
+    /// A failure drawn as background noise (a scattered application error), not caused by
+    /// any condition of the service.
+    pub noise: bool,
+    /// Time spent waiting for a pool connection, and holding one.
+    pub pool_wait_ms: u32,
+    pub pool_hold_ms: u32,
+}
+
 /// What only the simulation knows, for the truth.
 #[derive(Clone, Debug, Default)]
 pub struct Ground {
+    /// One per request of `World::requests`, in the same order.
+    pub requests: Vec<ReqTruth>,
+    /// The route templates (`/api/v1/accounts/{tenant}/exports`).
+    pub routes: Vec<String>,
     /// Per instance (index of `World::instances`): spans with a request waiting for the pool.
     pub pool_waits: Vec<Vec<(Ms, Ms)>>,
     /// Probe failures: (time, instance, liveness?).
@@ -65,6 +84,8 @@ pub(crate) const NONE: u32 = u32::MAX;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Stage {
     New,
+    /// Waiting for a worker thread.
+    Queued,
     Cpu,
     PoolWait,
     Db,
@@ -118,6 +139,8 @@ struct Flight {
     record: bool,
     /// Extra per actor: the export page, the job id.
     tag: u32,
+    /// It holds one of the instance's worker threads.
+    worker: bool,
 }
 
 impl Flight {
@@ -154,6 +177,7 @@ impl Flight {
             client_timeout: 0,
             record: true,
             tag: 0,
+            worker: false,
         }
     }
 }
@@ -175,6 +199,9 @@ struct Inst {
     cpu: Cpu,
     pool: Pool,
     flights: Vec<u32>,
+    /// Worker threads in use, and the requests waiting for one.
+    busy: u32,
+    line: std::collections::VecDeque<u32>,
     ready: bool,
     live_fails: u32,
     ready_fails: u32,
@@ -267,7 +294,8 @@ pub struct Sim<'c> {
     flag_on: bool,
     db_fix: f64,
     breaker_until: Option<Ms>,
-    pool_timeouts: std::collections::VecDeque<Ms>,
+    /// The breaker's window: the last database calls, true when failed or slow.
+    calls: std::collections::VecDeque<bool>,
     /// The fleet's current version and replica set per version.
     version: usize,
     rs_names: Vec<String>,
@@ -276,6 +304,9 @@ pub struct Sim<'c> {
     /// Alert state: per-second (requests, failures, latency sum) of API requests answered.
     secs: Vec<(u32, u32, f64)>,
     alert_streak: u32,
+    /// The responders' idea of normal: API failures per request and mean latency before
+    /// they were armed.
+    alert_base: Option<(f64, f64)>,
     next_step: usize,
     actors: actors::ActorState,
     series_idx: std::collections::HashMap<(MetricRole, u32), usize>,
@@ -302,15 +333,6 @@ impl<'c> Sim<'c> {
             deployment: cfg.service.clone(),
             namespace: cfg.namespace.clone(),
             host: cfg.host.clone(),
-            stack: {
-                let mut s = cfg.stack.info();
-                s.container = cfg.service.clone();
-                s
-            },
-            routes: cfg.api.routes.iter().map(|r| r.template.clone()).collect(),
-            tenant_in_path: cfg.api.tenant_in_path,
-            tz_offset_ms: cfg.traffic.tz_offset_ms,
-            tz_name: cfg.tz_name.clone(),
             tenants: cfg.people.tenants.clone(),
             ..World::default()
         };
@@ -322,6 +344,7 @@ impl<'c> Sim<'c> {
         let canary_rs = format!("{}-canary-{}", cfg.service, rng.k8s_suffix(10));
         let (db, cpu) = cfg.api.mix_means();
         let ground = Ground {
+            routes: cfg.api.routes.iter().map(|r| r.template.clone()).collect(),
             expected_latency_ms: db + cpu + 2.0,
             actor_end: vec![None; cfg.actors.len()],
             ..Ground::default()
@@ -364,13 +387,14 @@ impl<'c> Sim<'c> {
             flag_on: false,
             db_fix: 1.0,
             breaker_until: None,
-            pool_timeouts: Default::default(),
+            calls: Default::default(),
             version: 0,
             rs_names,
             canary_rs,
             rollouts: Vec::new(),
             secs: vec![(0, 0, 0.0); ((cfg.end - cfg.start) / 1000 + 600) as usize],
             alert_streak: 0,
+            alert_base: None,
             next_step: 0,
             actors: actors::ActorState::default(),
             series_idx: Default::default(),
@@ -513,9 +537,17 @@ impl<'c> Sim<'c> {
             }
         }
         let w = &mut self.world;
-        w.requests
-            .retain(|r| r.start + r.duration_ms as Ms <= end && r.start >= w.start);
-        w.requests.sort_by_key(|r| r.start);
+        // Requests and their ground truth, kept and sorted together.
+        let mut idx: Vec<usize> = (0..w.requests.len())
+            .filter(|&i| {
+                w.requests[i].start + w.requests[i].duration_ms as Ms <= end
+                    && w.requests[i].start >= w.start
+            })
+            .collect();
+        idx.sort_by_key(|&i| w.requests[i].start);
+        let mut reqs = std::mem::take(&mut w.requests);
+        w.requests = idx.iter().map(|&i| std::mem::take(&mut reqs[i])).collect();
+        self.ground.requests = idx.iter().map(|&i| self.ground.requests[i]).collect();
         w.logs.retain(|l| l.ts <= end);
         w.logs.sort_by_key(|l| l.ts);
         w.events.retain(|e| e.ts <= end);

@@ -38,7 +38,7 @@ pub fn measure(d: &Draw, w: &World, g: &Ground) -> Truth {
         "span": {"start": iso_s(w.start), "end": iso_s(w.end)},
         "params": Value::Object(d.params.clone()),
         "blips": d.intent.blips.iter().map(|b| b.json()).collect::<Vec<_>>(),
-        "counts": counts(d, w),
+        "counts": counts(d, w, g),
         "timeline_tolerance_s": 30,
         "recovery_tolerance_s": 60,
         "intent": {
@@ -160,20 +160,20 @@ pub fn measure(d: &Draw, w: &World, g: &Ground) -> Truth {
     }
 }
 
-fn counts(d: &Draw, w: &World) -> Value {
+fn counts(d: &Draw, w: &World, g: &Ground) -> Value {
     let mut by_status = std::collections::BTreeMap::new();
     let mut by_failure = std::collections::BTreeMap::new();
     let (mut health, mut retries, mut noise, mut fault) = (0, 0, 0, 0);
     let mut culprit = 0;
-    for r in &w.requests {
+    for (r, x) in w.requests.iter().zip(&g.requests) {
         *by_status.entry(r.status.to_string()).or_insert(0) += 1;
         if let Some(f) = r.failure {
             *by_failure.entry(format!("{f:?}")).or_insert(0) += 1;
         }
         health += (r.kind == ReqKind::HealthCheck) as usize;
         retries += r.retry as usize;
-        noise += (r.noise && r.status >= 500) as usize;
-        fault += symptoms::fault_failure(r) as usize;
+        noise += (x.noise && r.status >= 500) as usize;
+        fault += symptoms::fault_failure(r, x) as usize;
         culprit += (r.tenant.is_some() && r.tenant == d.intent.culprit) as usize;
     }
     json!({

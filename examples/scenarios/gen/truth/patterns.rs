@@ -27,7 +27,8 @@
 //! - `backlog_growth`: required when the queue depth peaked (in I and 30 min after) >= 5x its
 //!   baseline median and >= 100; forbidden without a queue, or below 2x or 20.
 //! - `stuck_instance`: required when a minority of instances had a timeout rate (504, 499) in
-//!   I >= 10x their peers' and >= 20%; forbidden when none had >= 3x and >= 5%.
+//!   I >= 10x their peers' and >= 20% while the peers failed < 10% of their requests;
+//!   forbidden when none had >= 3x and >= 5%.
 //! - `upstream_rate_limit`: required with >= 20 upstream rate-limit lines from the onset on;
 //!   forbidden with none.
 //! - `red_herring_deploy`: required when a deploy or rollback within 30 min of the onset was
@@ -181,7 +182,7 @@ fn hogging(c: &Ctx) -> (Verdict, Value) {
                         best_share = sh;
                         let id = match name {
                             "tenant" => c.w.tenants[k].id.clone(),
-                            "route" => c.w.routes[k].clone(),
+                            "route" => c.g.routes[k].clone(),
                             _ => c.w.instances[k].pod.clone(),
                         };
                         best = json!({"subject": name, "id": id, "measure": if j == BUSY { "busy time" } else { "pool hold time" }, "share": round3(sh), "share_of_requests": round3(req), "rise": round3(rise)});
@@ -449,13 +450,14 @@ fn backlog(c: &Ctx) -> (Verdict, Value) {
     }
 }
 
-/// Per instance in I: (requests, timeouts).
-fn timeouts(c: &Ctx) -> Vec<(usize, usize, usize)> {
-    let mut per: HashMap<usize, (usize, usize)> = HashMap::new();
-    for r in
+/// Per instance in I: (instance, requests, timeouts, fault failures).
+fn timeouts(c: &Ctx) -> Vec<(usize, usize, usize, usize)> {
+    let mut per: HashMap<usize, (usize, usize, usize)> = HashMap::new();
+    for (r, x) in
         c.w.requests
             .iter()
-            .filter(|r| is_api(r) && r.start >= c.onset && r.start < c.recovered)
+            .zip(&c.g.requests)
+            .filter(|(r, _)| is_api(r) && r.start >= c.onset && r.start < c.recovered)
     {
         if let Some(i) = r.instance {
             let e = per.entry(i).or_default();
@@ -463,36 +465,52 @@ fn timeouts(c: &Ctx) -> Vec<(usize, usize, usize)> {
             e.1 += (r.status == 504
                 || r.status == 499
                 || r.failure == Some(Failure::UpstreamTimeout)) as usize;
+            e.2 += super::symptoms::fault_failure(r, x) as usize;
         }
     }
     let mut v: Vec<_> = per
         .into_iter()
-        .map(|(i, (n, t))| (i, n, t))
+        .map(|(i, (n, t, f))| (i, n, t, f))
         .filter(|x| x.1 >= 10)
         .collect();
     v.sort();
     v
 }
 
-/// Instances whose timeout rate is >= `ratio` x their peers' and >= `floor`.
-pub fn stuck_ones(c: &Ctx, ratio: f64, floor: f64) -> (Vec<usize>, usize) {
-    let v = timeouts(c);
-    let (n, t): (usize, usize) = v.iter().fold((0, 0), |a, x| (a.0 + x.1, a.1 + x.2));
-    let out = v
-        .iter()
-        .filter(|(_, ni, ti)| {
-            let rate = *ti as f64 / *ni as f64;
-            let peers = (t - ti) as f64 / (n - ni).max(1) as f64;
-            rate >= ratio * peers.max(0.002) && rate >= floor
-        })
-        .map(|x| x.0)
-        .collect();
-    (out, v.len())
+/// The largest minority of instances whose timeout rates are each >= `ratio` x the rest's
+/// (pooled) and >= `floor`, the rest failing less than `healthy` of their requests; with the
+/// number of instances serving.
+pub fn stuck_ones(c: &Ctx, ratio: f64, floor: f64, healthy: f64) -> (Vec<usize>, usize) {
+    let mut v = timeouts(c);
+    v.sort_by(|a, b| {
+        (b.2 as f64 / b.1 as f64)
+            .total_cmp(&(a.2 as f64 / a.1 as f64))
+            .then(a.0.cmp(&b.0))
+    });
+    let mut best = Vec::new();
+    for k in 1..=v.len() {
+        if 2 * k >= v.len() && k > 1 {
+            break;
+        }
+        let (rn, rt, rf) = v[k..]
+            .iter()
+            .fold((0, 0, 0), |a, x| (a.0 + x.1, a.1 + x.2, a.2 + x.3));
+        let rest = rt as f64 / rn.max(1) as f64;
+        if (rf as f64) < healthy * rn as f64
+            && v[..k].iter().all(|x| {
+                let rate = x.2 as f64 / x.1 as f64;
+                rate >= ratio * rest.max(0.002) && rate >= floor
+            })
+        {
+            best = v[..k].iter().map(|x| x.0).collect();
+        }
+    }
+    (best, v.len())
 }
 
 fn stuck(c: &Ctx) -> (Verdict, Value) {
-    let (strong, n) = stuck_ones(c, 10.0, 0.2);
-    let (weak, _) = stuck_ones(c, 3.0, 0.05);
+    let (strong, n) = stuck_ones(c, 10.0, 0.2, 0.1);
+    let (weak, _) = stuck_ones(c, 3.0, 0.05, 1.0);
     let names: Vec<&str> = strong
         .iter()
         .map(|i| c.w.instances[*i].pod.as_str())

@@ -78,13 +78,18 @@ pub fn measure(w: &World, g: &Ground, s: &Symptoms) -> Option<Shares> {
     let (onset, recovered) = (s.onset?, s.recovered?);
     let mut sh = Shares {
         tenants: Table::new(w.tenants.len()),
-        routes: Table::new(w.routes.len()),
+        routes: Table::new(g.routes.len()),
         instances: Table::new(w.instances.len()),
         base_s: s.baseline.iter().filter(|b| **b).count() as f64 * W as f64 / 1000.0,
         inc_s: ((recovered - onset) as f64 / 1000.0).max(1.0),
         resource: BUSY,
     };
-    for r in w.requests.iter().filter(|r| is_api(r)) {
+    for (r, x) in w
+        .requests
+        .iter()
+        .zip(&g.requests)
+        .filter(|(r, _)| is_api(r))
+    {
         let base = s
             .baseline
             .get(((r.start - s.start) / W) as usize)
@@ -94,11 +99,11 @@ pub fn measure(w: &World, g: &Ground, s: &Symptoms) -> Option<Shares> {
         if !base && !inc {
             continue;
         }
-        let v = [1.0, r.duration_ms as f64, r.pool_hold_ms as f64];
+        let v = [1.0, r.duration_ms as f64, x.pool_hold_ms as f64];
         if let Some(t) = r.tenant {
             sh.tenants.add(t, base, v);
         }
-        sh.routes.add(r.route as usize, base, v);
+        sh.routes.add(x.route as usize, base, v);
         if let Some(i) = r.instance {
             sh.instances.add(i, base, v);
         }

@@ -9,10 +9,11 @@
 //! - The *baseline* is every window before the fault, less the windows from 1 min before to
 //!   2 min after each blip (for a quiet day: every window but the blips').
 //! - A window is a *symptom window* when any of these holds:
-//!   1. its fault failures are >= max(3, 3x the baseline failures per request x its requests);
-//!   2. its mean latency (or, with fewer than 8 requests, the mean of the 30 s around it,
-//!      given >= 8 requests there) is >= max(2x, +100 ms of) the baseline's median of that
-//!      measure;
+//!   1. its fault failures are >= max(3, 3x the baseline failures per request x its
+//!      requests), or it has one and the minute around it has >= max(6, 3x the expectation);
+//!   2. its latency measure (the mean of the window, or of the 30 s or the minute around it,
+//!      the first of those with >= 10 requests) is >= max(2x the baseline's median of that
+//!      measure, +100 ms, 1.5x its baseline 99th percentile): clearly out of its normal range;
 //!   3. an instance's pool had a request waiting for >= 5 s of it;
 //!   4. a kubelet probe failed, or an instance was killed (liveness, OOM, crash), in it;
 //!   5. nothing succeeded in it while >= 10 successes were expected from the ordinary rate.
@@ -30,7 +31,7 @@
 
 use super::super::facts::*;
 use super::super::scenarios::Draw;
-use super::super::sim::Ground;
+use super::super::sim::{Ground, ReqTruth};
 
 pub const W: Ms = 10_000;
 
@@ -39,8 +40,8 @@ pub fn is_api(r: &Request) -> bool {
 }
 
 /// A failure caused by a condition of the service (not drawn as noise).
-pub fn fault_failure(r: &Request) -> bool {
-    is_api(r) && (r.status >= 500 || r.status == 499) && !r.noise
+pub fn fault_failure(r: &Request, x: &ReqTruth) -> bool {
+    is_api(r) && (r.status >= 500 || r.status == 499) && !x.noise
 }
 
 pub fn hard_kill(c: Option<EndCause>) -> bool {
@@ -77,14 +78,28 @@ impl Symptoms {
         ((t - self.start).max(0) / W) as usize
     }
 
-    /// Mean latency of window `w` (>= 8 requests), or of the 30 s around it (>= 8 requests).
+    /// Mean latency of window `w`, or of the 30 s or the minute around it: the first of
+    /// those with >= 10 requests.
     pub fn lat30(&self, w: usize) -> Option<f64> {
-        if self.n[w] >= 8 {
-            return Some(self.lat[w] / self.n[w] as f64);
+        for half in [0, 1, 3] {
+            let (a, b) = (w.saturating_sub(half), (w + half).min(self.n.len() - 1));
+            let n: u32 = self.n[a..=b].iter().sum();
+            if n >= 10 {
+                return Some(self.lat[a..=b].iter().sum::<f64>() / n as f64);
+            }
         }
-        let (a, b) = (w.saturating_sub(1), (w + 1).min(self.n.len() - 1));
-        let n: u32 = self.n[a..=b].iter().sum();
-        (n >= 8).then(|| self.lat[a..=b].iter().sum::<f64>() / n as f64)
+        None
+    }
+
+    /// Fault failures in window `w` meet the failure criterion.
+    pub fn failing(&self, w: usize) -> bool {
+        let exp = self.fail_rate * self.n[w] as f64;
+        if self.fail[w] as f64 >= (3.0f64).max(3.0 * exp) {
+            return true;
+        }
+        let (a, b) = (w.saturating_sub(3), (w + 3).min(self.n.len()));
+        let (f, n) = (a..b).fold((0u32, 0u32), |x, k| (x.0 + self.fail[k], x.1 + self.n[k]));
+        self.fail[w] > 0 && f as f64 >= (6.0f64).max(3.0 * self.fail_rate * n as f64)
     }
 }
 
@@ -110,11 +125,16 @@ pub fn measure(d: &Draw, w: &World, g: &Ground) -> Symptoms {
         recovered: None,
         tolerance_s: 30,
     };
-    for r in w.requests.iter().filter(|r| is_api(r)) {
+    for (r, x) in w
+        .requests
+        .iter()
+        .zip(&g.requests)
+        .filter(|(r, _)| is_api(r))
+    {
         let i = s.idx(r.start).min(nw - 1);
         s.n[i] += 1;
         s.lat[i] += r.duration_ms as f64;
-        if fault_failure(r) {
+        if fault_failure(r, x) {
             s.fail[i] += 1;
         } else if r.status < 400 {
             s.ok[i] += 1;
@@ -169,12 +189,12 @@ pub fn measure(d: &Draw, w: &World, g: &Ground) -> Symptoms {
     lats.sort_by(f64::total_cmp);
     if !lats.is_empty() {
         s.lat_med = lats[lats.len() / 2];
-        s.lat_thr = (2.0 * s.lat_med).max(s.lat_med + 100.0);
+        let p99 = lats[(lats.len() - 1) * 99 / 100];
+        s.lat_thr = (2.0 * s.lat_med).max(s.lat_med + 100.0).max(1.5 * p99);
     }
     for i in 0..nw {
         let t = start + i as Ms * W;
-        let exp = s.fail_rate * s.n[i] as f64;
-        let failing = s.fail[i] as f64 >= (3.0f64).max(3.0 * exp);
+        let failing = s.failing(i);
         let slow = s.lat30(i).is_some_and(|l| l >= s.lat_thr);
         let waiting = s.wait[i] >= 5_000;
         let health = s.health[i] > 0;
@@ -236,12 +256,11 @@ fn first_event(d: &Draw, w: &World, g: &Ground, s: &Symptoms, i: usize) -> Ms {
     let (a, b) = (s.start + i as Ms * W, s.start + (i as Ms + 1) * W);
     let mut best = b;
     let first_req = w.requests.partition_point(|r| r.start < a);
-    let exp = s.fail_rate * s.n[i] as f64;
-    if s.fail[i] as f64 >= (3.0f64).max(3.0 * exp) {
-        if let Some(r) = w.requests[first_req..]
-            .iter()
-            .take_while(|r| r.start < b)
-            .find(|r| fault_failure(r))
+    if s.failing(i) {
+        let rs = w.requests[first_req..].iter().zip(&g.requests[first_req..]);
+        if let Some((r, _)) = rs
+            .take_while(|(r, _)| r.start < b)
+            .find(|(r, x)| fault_failure(r, x))
         {
             best = best.min(r.start);
         }
@@ -279,8 +298,12 @@ fn last_event(w: &World, g: &Ground, s: &Symptoms, i: usize) -> Ms {
     let (a, b) = (s.start + i as Ms * W, s.start + (i as Ms + 1) * W);
     let mut best = a;
     let first_req = w.requests.partition_point(|r| r.start < a);
-    for r in w.requests[first_req..].iter().take_while(|r| r.start < b) {
-        if fault_failure(r) || (is_api(r) && r.duration_ms as f64 >= s.lat_thr) {
+    for (r, x) in w.requests[first_req..]
+        .iter()
+        .zip(&g.requests[first_req..])
+        .take_while(|(r, _)| r.start < b)
+    {
+        if fault_failure(r, x) || (is_api(r) && r.duration_ms as f64 >= s.lat_thr) {
             best = best.max(r.start + r.duration_ms as Ms);
         }
     }

@@ -149,13 +149,13 @@ pub fn timeline(
 fn errors_start(c: &Ctx) -> Option<Ms> {
     let s = c.s;
     let (a, b) = s.incident?;
-    let w =
-        (a..=b).find(|i| s.fail[*i] as f64 >= (3.0f64).max(3.0 * s.fail_rate * s.n[*i] as f64))?;
+    let w = (a..=b).find(|i| s.failing(*i))?;
     let (x, y) = (s.start + w as Ms * W, s.start + (w as Ms + 1) * W);
     c.w.requests
         .iter()
-        .filter(|r| r.start >= x && r.start < y && fault_failure(r))
-        .map(|r| r.start + r.duration_ms as Ms)
+        .zip(&c.g.requests)
+        .filter(|(r, t)| r.start >= x && r.start < y && fault_failure(r, t))
+        .map(|(r, _)| r.start + r.duration_ms as Ms)
         .min()
 }
 
@@ -177,14 +177,15 @@ pub fn instances(c: &Ctx) -> (Vec<Value>, usize, usize) {
     let n = c.w.instances.len();
     let mut fails = vec![0usize; n];
     let mut reqs = vec![0usize; n];
-    for r in
+    for (r, x) in
         c.w.requests
             .iter()
-            .filter(|r| r.start >= on && r.start < rec)
+            .zip(&c.g.requests)
+            .filter(|(r, _)| r.start >= on && r.start < rec)
     {
         if let Some(i) = r.instance {
             reqs[i] += 1;
-            fails[i] += fault_failure(r) as usize;
+            fails[i] += fault_failure(r, x) as usize;
         }
     }
     let killed: Vec<usize> = kills(c.w, on - 60_000, rec)
