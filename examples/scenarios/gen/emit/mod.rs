@@ -21,7 +21,6 @@ pub mod envelope;
 pub mod events;
 pub mod family;
 mod files;
-#[cfg(test)]
 pub mod fixture;
 pub mod json;
 pub mod metrics;

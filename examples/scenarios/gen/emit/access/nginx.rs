@@ -108,17 +108,19 @@ pub fn kv(
     ctx: &Ctx,
     v: &[View],
     clock: &Clock,
-    upstream_time: bool,
+    variant: super::Variant,
     rng: &mut Rng,
     plan: &mut SourcePlan,
 ) -> (String, String) {
+    let upstream_time = variant.nginx_kv_upstream_time;
+    let sep = if variant.nginx_kv_no_space { "" } else { " " };
     plan.stamps = "end ($time_local)".into();
     plan.detail(
         "log_format",
-        if upstream_time {
-            "upstream_time (nginx admin guide)"
-        } else {
-            "main_ext (NGINX Amplify)"
+        match (upstream_time, sep) {
+            (true, "") => "upstream_time (nginx admin guide, no space before rt=)",
+            (true, _) => "upstream_time (nginx admin guide)",
+            _ => "main_ext (NGINX Amplify)",
         },
     );
     let nodes = lb_nodes(rng);
@@ -141,7 +143,7 @@ pub fn kv(
                     }
                 };
                 format!(
-                    "{}rt={} uct=\"{}\" uht=\"{}\" urt=\"{}\"",
+                    "{}{sep}rt={} uct=\"{}\" uht=\"{}\" urt=\"{}\"",
                     head(&r.client_ip, x, clock),
                     secs3(i64::from(r.duration_ms)),
                     q(connect),
