@@ -1,8 +1,9 @@
 //! Writes the generator's test World in every format family, one directory per family, to
 //! check the writers against the real tool (`postmortem formats check --json DIR`).
 //!
-//! `cargo run --release --example emit_demo -- OUT_DIR [SEED]`: OUT_DIR/<kind>-<family>/ holds
-//! the files; OUT_DIR/plans/<kind>-<family>.json the plan and the `analyze` arguments.
+//! `cargo run --release --example emit_demo -- OUT_DIR [SEED [DRAWS]]`: OUT_DIR/<kind>-<family>/
+//! holds the files; OUT_DIR/plans/<kind>-<family>.json the plan and the `analyze` arguments.
+//! With DRAWS, also DRAWS unpinned draws (seeds SEED, SEED+1, ...) in OUT_DIR/draw-<seed>/.
 
 #[path = "scenarios/gen/mod.rs"]
 mod gen;
@@ -16,6 +17,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
     let out = PathBuf::from(args.next().ok_or("usage: emit_demo OUT_DIR [SEED]")?);
     let seed: u64 = args.next().map(|s| s.parse()).transpose()?.unwrap_or(1);
+    let draws: u64 = args.next().map(|s| s.parse()).transpose()?.unwrap_or(0);
     let world = fixture::world();
     let fams = Force::families();
     let mut runs: Vec<(String, Force)> = vec![];
@@ -65,15 +67,23 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             },
         ));
     }
+    for k in 0..draws {
+        runs.push((format!("draw-{}", seed + k), Force::default()));
+    }
     std::fs::create_dir_all(out.join("plans"))?;
     for (name, force) in runs {
         let dir = out.join(&name);
         let _ = std::fs::remove_dir_all(&dir);
-        let force = Force {
-            compression: Some(false),
-            ..force
+        // Pinned runs are written plain for reading; draws keep their drawn compression.
+        let draw: Option<u64> = name.strip_prefix("draw-").and_then(|s| s.parse().ok());
+        let force = match draw {
+            Some(_) => force,
+            None => Force {
+                compression: Some(false),
+                ..force
+            },
         };
-        let w = write(&world, &mut Rng::new(seed), &dir, &force)?;
+        let w = write(&world, &mut Rng::new(draw.unwrap_or(seed)), &dir, &force)?;
         let plan =
             serde_json::json!({ "files": w.files, "analyze_args": w.analyze_args, "plan": w.plan });
         std::fs::write(

@@ -50,17 +50,24 @@ fn node_log_name(ctx: &Ctx, i: usize) -> String {
     )
 }
 
+/// Which file the lines go to: its stem (`api-...` or `api-....previous`), the instance of a
+/// per-instance file, and the stream the library writes to.
+pub struct Dest<'a> {
+    pub stem: &'a str,
+    pub instance: Option<usize>,
+    pub stderr: bool,
+}
+
 pub fn wrap(
     ctx: &Ctx,
     env: Envelope,
-    stem: &str,
-    inst: Option<usize>,
+    dest: &Dest,
     v: &[Wrapped],
-    stderr: bool,
     rng: &mut Rng,
     plan: &mut SourcePlan,
 ) -> (String, String) {
-    let stream = if stderr { "stderr" } else { "stdout" };
+    let (stem, inst) = (dest.stem, dest.instance);
+    let stream = if dest.stderr { "stderr" } else { "stdout" };
     let i = inst.or(v.first().map(|w| w.instance)).unwrap_or(0);
     match env {
         Envelope::DockerJson => {
@@ -230,10 +237,12 @@ mod tests {
             let (name, body) = wrap(
                 &ctx,
                 *env,
-                "api-x",
-                Some(1),
+                &Dest {
+                    stem: "api-x",
+                    instance: Some(1),
+                    stderr: false,
+                },
                 &sample(),
-                false,
                 &mut Rng::new(1),
                 &mut SourcePlan::default(),
             );
@@ -286,10 +295,12 @@ mod tests {
         let (_, body) = wrap(
             &ctx,
             Envelope::DockerJson,
-            "",
-            Some(1),
+            &Dest {
+                stem: "",
+                instance: Some(1),
+                stderr: false,
+            },
             &sample(),
-            false,
             &mut Rng::new(1),
             &mut SourcePlan::default(),
         );

@@ -283,12 +283,12 @@ pub fn write(ctx: &Ctx, ch: &AppChoice, clock: Clock, rng: &mut Rng) -> SourceOu
     match ch.layout {
         Layout::Merged => groups.push((String::new(), None, all.clone())),
         Layout::PerInstance => {
-            for i in 0..ctx.w.instances.len() {
+            for (i, my_name) in me.iter().enumerate() {
                 // ECS log streams downloaded one by one are named by task.
                 let stem = if ctx.platform == Platform::Ecs && ch.envelope.is_none() {
                     ctx.name(i, Scheme::TaskId)
                 } else {
-                    me[i].clone()
+                    my_name.clone()
                 };
                 groups.push((
                     stem,
@@ -298,7 +298,7 @@ pub fn write(ctx: &Ctx, ch: &AppChoice, clock: Clock, rng: &mut Rng) -> SourceOu
             }
         }
         Layout::Kubectl => {
-            for i in 0..ctx.w.instances.len() {
+            for (i, my_name) in me.iter().enumerate() {
                 let n = ctx.w.instances[i].lives.len();
                 let mine: Vec<&AppLog> = all.iter().copied().filter(|l| l.instance == i).collect();
                 for (suffix, life) in [("", n.saturating_sub(1)), (".previous", n.wrapping_sub(2))]
@@ -312,7 +312,7 @@ pub fn write(ctx: &Ctx, ch: &AppChoice, clock: Clock, rng: &mut Rng) -> SourceOu
                         .filter(|l| life_of(l) == life)
                         .collect();
                     if !part.is_empty() {
-                        groups.push((format!("{}{suffix}", me[i]), Some(i), part));
+                        groups.push((format!("{my_name}{suffix}"), Some(i), part));
                     }
                 }
                 dropped += mine.iter().filter(|l| life_of(l) + 2 < n).count();
@@ -359,16 +359,14 @@ pub fn write(ctx: &Ctx, ch: &AppChoice, clock: Clock, rng: &mut Rng) -> SourceOu
             "json"
         };
         let (name, body) = match ch.envelope {
-            Some(env) => envelope::wrap(
-                ctx,
-                env,
-                &stem,
-                inst,
-                &physical,
-                writes_stderr(ch.fam),
-                rng,
-                &mut plan,
-            ),
+            Some(env) => {
+                let dest = envelope::Dest {
+                    stem: &stem,
+                    instance: inst,
+                    stderr: writes_stderr(ch.fam),
+                };
+                envelope::wrap(ctx, env, &dest, &physical, rng, &mut plan)
+            }
             None => {
                 let name = if stem.is_empty() {
                     format!("{}.{ext}", ctx.w.service)

@@ -272,7 +272,7 @@ pub fn github(
             ]),
         ));
     }
-    items.sort_by(|a, b| b.0.cmp(&a.0));
+    items.sort_by_key(|x| std::cmp::Reverse(x.0));
     let n = items.len();
     let body = json::to_string(
         &J::Arr(items.into_iter().map(|i| i.1).collect()),
@@ -357,7 +357,7 @@ pub fn launchdarkly(
             ]),
         ));
     }
-    items.sort_by(|a, b| b.0.cmp(&a.0));
+    items.sort_by_key(|x| std::cmp::Reverse(x.0));
     let n = items.len();
     let doc = J::obj(vec![
         ("items", J::Arr(items.into_iter().map(|i| i.1).collect())),
@@ -437,7 +437,7 @@ pub fn unleash(
             ]),
         ));
     }
-    items.sort_by(|a, b| b.0.cmp(&a.0));
+    items.sort_by_key(|x| std::cmp::Reverse(x.0));
     let n = items.len();
     let doc = J::obj(vec![
         ("version", J::n(1)),
