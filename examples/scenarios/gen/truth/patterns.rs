@@ -1,0 +1,421 @@
+//! Which cascade patterns the incident shows, measured. Each pattern is *required* when
+//! clearly present, *forbidden* when clearly absent, neither in between; on a quiet day every
+//! pattern is forbidden. In: the world, the ground truth, the symptoms and shares. Out: a
+//! verdict and the figures behind it per pattern id of `patterns.md`.
+//!
+//! Definitions (I = the incident, [onset, recovered]; the contract):
+//! - `tenant_surge`: required when a tenant's request rate in I is >= 5x its baseline rate,
+//!   its share of I's requests >= 0.3 and that share rose >= 0.2; forbidden when no tenant
+//!   has >= 2x, >= 0.1 and a rise >= 0.05.
+//! - `slow_request_hogging`: required when a tenant's or route's share of busy time or of pool
+//!   hold time in I is >= 0.3, >= 2x its share of requests, and rose >= 0.2 over its baseline
+//!   share; forbidden when no tenant, route or instance has >= 0.15, >= 1.5x and a rise >= 0.1.
+//! - `pool_exhaustion`: required when a pool had a request waiting for >= 10 s on end in I and
+//!   >= 3 requests failed on the acquire timeout; forbidden when no wait reached 1 s and none
+//!   failed so.
+//! - `health_check_coupling`: required when the probes take a pool connection and probes
+//!   failed in I on >= 2 instances while their pool had waiters; forbidden when the probes
+//!   do not touch the pool or no probe failed while its pool had waiters.
+//! - `synchronized_restart`: required when >= 2 instances and >= half of those running were
+//!   killed (liveness, OOM, crash) within 60 s; forbidden when no 60 s saw two such kills.
+//! - `retry_storm`: required when a client (a tenant, or a non-browser agent) re-sent >= 100
+//!   failed requests in I, >= 30% of its requests there, at a rate above its baseline rate;
+//!   forbidden when no client re-sent >= 20 and >= 10% of its requests.
+//! - `thundering_herd`: required when the distinct clients on connect and login routes in a
+//!   minute of I are >= 10x their usual count per minute and >= 100; forbidden below 3x or 30.
+//! - `crash_loop`: required when an instance was killed >= 2 times in I; forbidden when none was.
+//! - `backlog_growth`: required when the queue depth peaked (in I and 30 min after) >= 5x its
+//!   baseline median and >= 100; forbidden without a queue, or below 2x or 20.
+//! - `stuck_instance`: required when a minority of instances had a timeout rate (504, 499) in
+//!   I >= 10x their peers' and >= 20%; forbidden when none had >= 3x and >= 5%.
+//! - `upstream_rate_limit`: required with >= 20 upstream rate-limit lines from the onset on;
+//!   forbidden with none.
+//! - `red_herring_deploy`: required when a deploy or rollback within 30 min of the onset was
+//!   not the cause (the simulation knows the cause); forbidden when there is none.
+//! - `deploy_regression`: required when the change that caused it (a deploy, canary or flag)
+//!   came within 30 min before the onset; forbidden when no change caused it.
+//! - `read_path_writes`: no database write metrics are simulated: neither (forbidden on a
+//!   quiet day).
+
+use std::collections::{HashMap, HashSet};
+
+use serde_json::{json, Value};
+
+use super::super::facts::*;
+use super::super::scenarios::{CausalChange, Draw};
+use super::super::sim::Ground;
+use super::shares::{round3, Shares, BUSY, HOLD, REQ};
+use super::symptoms::{hard_kill, is_api, Symptoms, W};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    Required,
+    Forbidden,
+    Neither,
+}
+
+pub const IDS: [&str; 14] = [
+    "tenant_surge",
+    "pool_exhaustion",
+    "health_check_coupling",
+    "synchronized_restart",
+    "retry_storm",
+    "thundering_herd",
+    "crash_loop",
+    "backlog_growth",
+    "stuck_instance",
+    "slow_request_hogging",
+    "read_path_writes",
+    "upstream_rate_limit",
+    "red_herring_deploy",
+    "deploy_regression",
+];
+
+fn v(required: bool, forbidden: bool) -> Verdict {
+    if required {
+        Verdict::Required
+    } else if forbidden {
+        Verdict::Forbidden
+    } else {
+        Verdict::Neither
+    }
+}
+
+pub struct Ctx<'a> {
+    pub d: &'a Draw,
+    pub w: &'a World,
+    pub g: &'a Ground,
+    pub s: &'a Symptoms,
+    pub sh: &'a Shares,
+    pub onset: Ms,
+    pub recovered: Ms,
+}
+
+/// Hard kills (time, instance) within [a, b).
+pub fn kills(w: &World, a: Ms, b: Ms) -> Vec<(Ms, usize)> {
+    let mut out: Vec<(Ms, usize)> = w
+        .instances
+        .iter()
+        .enumerate()
+        .flat_map(|(i, inst)| inst.lives.iter().filter(|l| hard_kill(l.end_cause)).filter_map(move |l| l.ended.map(|t| (t, i))))
+        .filter(|(t, _)| *t >= a && *t < b)
+        .collect();
+    out.sort();
+    out
+}
+
+pub fn measure(c: &Ctx) -> Vec<(&'static str, Verdict, Value)> {
+    let mut out = vec![
+        ("tenant_surge", surge(c)),
+        ("slow_request_hogging", hogging(c)),
+        ("pool_exhaustion", pool(c)),
+        ("health_check_coupling", coupling(c)),
+        ("synchronized_restart", sync_restart(c)),
+        ("retry_storm", retries(c)),
+        ("thundering_herd", herd(c)),
+        ("crash_loop", crash_loop(c)),
+        ("backlog_growth", backlog(c)),
+        ("stuck_instance", stuck(c)),
+        ("upstream_rate_limit", upstream(c)),
+        ("red_herring_deploy", red_herring(c)),
+        ("deploy_regression", regression(c)),
+        ("read_path_writes", (Verdict::Neither, json!({"note": "no database write metrics are simulated"}))),
+    ]
+    .into_iter()
+    .map(|(id, (v, f))| (id, v, f))
+    .collect::<Vec<_>>();
+    out.sort_by_key(|x| IDS.iter().position(|y| *y == x.0));
+    out
+}
+
+fn surge(c: &Ctx) -> (Verdict, Value) {
+    let t = &c.sh.tenants;
+    let mut best = (0usize, 0.0, 0.0, 0.0);
+    let mut any = false;
+    for k in 0..t.rows.len() {
+        let rate_b = t.rows[k].b[REQ].max(0.5) / c.sh.base_s;
+        let ratio = t.rows[k].i[REQ] / c.sh.inc_s / rate_b;
+        let share = t.share_i(k, REQ);
+        let rise = share - t.share_b(k, REQ);
+        any |= ratio >= 2.0 && share >= 0.1 && rise >= 0.05;
+        if share > best.2 && ratio >= 2.0 {
+            best = (k, ratio, share, rise);
+        }
+    }
+    let req = best.1 >= 5.0 && best.2 >= 0.3 && best.3 >= 0.2;
+    (v(req, !any), json!({"tenant": c.w.tenants.get(best.0).map(|x| x.id.clone()), "rate_ratio": round3(best.1), "share": round3(best.2), "share_rise": round3(best.3)}))
+}
+
+fn hogging(c: &Ctx) -> (Verdict, Value) {
+    let mut best = json!(null);
+    let mut best_share = 0.0;
+    let mut present = false;
+    let mut any = false;
+    for (name, table, subject) in [("tenant", &c.sh.tenants, true), ("route", &c.sh.routes, true), ("instance", &c.sh.instances, false)] {
+        for k in 0..table.rows.len() {
+            let req = table.share_i(k, REQ);
+            for j in [BUSY, HOLD] {
+                let sh = table.share_i(k, j);
+                let rise = sh - table.share_b(k, j);
+                if subject && sh >= 0.3 && sh >= 2.0 * req && rise >= 0.2 {
+                    present = true;
+                    if sh > best_share {
+                        best_share = sh;
+                        let id = match name {
+                            "tenant" => c.w.tenants[k].id.clone(),
+                            "route" => c.w.routes[k].clone(),
+                            _ => c.w.instances[k].pod.clone(),
+                        };
+                        best = json!({"subject": name, "id": id, "measure": if j == BUSY { "busy time" } else { "pool hold time" }, "share": round3(sh), "share_of_requests": round3(req), "rise": round3(rise)});
+                    }
+                }
+                any |= sh >= 0.15 && sh >= 1.5 * req && rise >= 0.1;
+            }
+        }
+    }
+    (v(present, !any), best)
+}
+
+fn pool(c: &Ctx) -> (Verdict, Value) {
+    let longest = c
+        .g
+        .pool_waits
+        .iter()
+        .flatten()
+        .filter(|(a, b)| *b > c.onset && *a < c.recovered)
+        .map(|(a, b)| b.min(&c.recovered) - a.max(&c.onset))
+        .max()
+        .unwrap_or(0);
+    let timeouts = c
+        .w
+        .requests
+        .iter()
+        .filter(|r| r.start >= c.onset && r.start < c.recovered && r.failure == Some(Failure::PoolTimeout))
+        .count();
+    (v(longest >= 10_000 && timeouts >= 3, longest < 1_000 && timeouts == 0), json!({"longest_wait_s": longest / 1000, "acquire_timeouts": timeouts}))
+}
+
+fn waiting_at(g: &Ground, i: usize, t: Ms) -> bool {
+    g.pool_waits.get(i).is_some_and(|s| s.iter().any(|(a, b)| *a <= t && t <= *b))
+}
+
+fn coupling(c: &Ctx) -> (Verdict, Value) {
+    let p = &c.d.cfg.probes;
+    let db = p.readiness.db || p.liveness.as_ref().is_some_and(|l| l.db);
+    let insts: HashSet<usize> = c
+        .g
+        .probe_failures
+        .iter()
+        .filter(|(t, i, _)| *t >= c.onset && *t < c.recovered && waiting_at(c.g, *i, *t))
+        .map(|x| x.1)
+        .collect();
+    let failures = c.g.probe_failures.iter().filter(|(t, _, _)| *t >= c.onset && *t < c.recovered).count();
+    (v(db && insts.len() >= 2, !db || insts.is_empty()), json!({"probes_need_db": db, "instances_failing_while_pool_waits": insts.len(), "probe_failures": failures}))
+}
+
+/// The largest number of distinct instances killed within 60 s, with its first kill.
+fn densest(kills: &[(Ms, usize)]) -> (usize, Ms) {
+    let mut best = (0, 0);
+    for (k, &(t, _)) in kills.iter().enumerate() {
+        let set: HashSet<usize> = kills[k..].iter().take_while(|x| x.0 < t + 60_000).map(|x| x.1).collect();
+        if set.len() > best.0 {
+            best = (set.len(), t);
+        }
+    }
+    best
+}
+
+pub fn sync_group(c: &Ctx) -> (usize, Ms, usize) {
+    let ks = kills(c.w, c.onset - 60_000, c.recovered);
+    let (k, t) = densest(&ks);
+    let running = c.w.instances.iter().filter(|i| i.lives.iter().any(|l| l.started < t - 1000 && l.ended.is_none_or(|e| e >= t - 1000))).count();
+    (k, t, running)
+}
+
+fn sync_restart(c: &Ctx) -> (Verdict, Value) {
+    let (k, _, running) = sync_group(c);
+    (v(k >= 2 && 2 * k >= running, k <= 1), json!({"killed_within_60s": k, "running_before": running}))
+}
+
+/// The client that re-sent most: (name, retries, requests, rate during I, baseline rate).
+pub fn top_retrier(c: &Ctx) -> (String, usize, usize, f64, f64) {
+    let mut by: HashMap<String, (usize, usize, usize)> = HashMap::new();
+    for r in c.w.requests.iter().filter(|r| is_api(r)) {
+        let base = c.s.baseline.get(((r.start - c.s.start) / W) as usize).copied().unwrap_or(false);
+        let inc = r.start >= c.onset && r.start < c.recovered;
+        if !base && !inc {
+            continue;
+        }
+        let mut keys = Vec::new();
+        if let Some(t) = r.tenant {
+            keys.push(format!("tenant {}", c.w.tenants[t].id));
+        }
+        if !r.user_agent.starts_with("Mozilla") {
+            keys.push(format!("agent {}", r.user_agent.split('/').next().unwrap_or("")));
+        }
+        for k in keys {
+            let e = by.entry(k).or_default();
+            if inc {
+                e.1 += 1;
+                e.0 += r.retry as usize;
+            } else {
+                e.2 += 1;
+            }
+        }
+    }
+    let mut best = (String::new(), 0, 0, 0.0, 0.0);
+    let mut keys: Vec<_> = by.into_iter().collect();
+    keys.sort_by(|a, b| a.0.cmp(&b.0));
+    for (k, (re, n, nb)) in keys {
+        if re > best.1 {
+            best = (k, re, n, n as f64 / c.sh.inc_s, nb as f64 / c.sh.base_s.max(1.0));
+        }
+    }
+    best
+}
+
+fn retries(c: &Ctx) -> (Verdict, Value) {
+    let (who, re, n, rate, base) = top_retrier(c);
+    let share = re as f64 / n.max(1) as f64;
+    (v(re >= 100 && share >= 0.3 && rate > base, !(re >= 20 && share >= 0.1)), json!({"client": who, "resent": re, "requests": n, "share": round3(share), "rate_per_s": round3(rate), "baseline_rate_per_s": round3(base)}))
+}
+
+/// Distinct client addresses per minute on connect and login routes: (usual per minute,
+/// peak in I, the peak minute's first request).
+pub fn herd_counts(c: &Ctx) -> (f64, usize, Ms) {
+    let mut base: HashMap<i64, HashSet<&str>> = HashMap::new();
+    let mut inc: HashMap<i64, HashSet<&str>> = HashMap::new();
+    let mut first: HashMap<i64, Ms> = HashMap::new();
+    for r in c.w.requests.iter().filter(|r| matches!(r.kind, ReqKind::Websocket | ReqKind::Login)) {
+        let is_base = c.s.baseline.get(((r.start - c.s.start) / W) as usize).copied().unwrap_or(false);
+        if is_base {
+            base.entry((r.start - c.s.start) / 60_000).or_default().insert(&r.client_ip);
+        } else if r.start >= c.onset && r.start < c.recovered {
+            let m = (r.start - c.onset) / 60_000;
+            inc.entry(m).or_default().insert(&r.client_ip);
+            first.entry(m).or_insert(r.start);
+        }
+    }
+    let base_minutes = (c.sh.base_s / 60.0).max(1.0);
+    let usual = (base.values().map(|s| s.len()).sum::<usize>() as f64 / base_minutes).max(1.0);
+    let (m, peak) = inc.iter().map(|(m, s)| (*m, s.len())).max_by_key(|x| (x.1, -x.0)).unwrap_or((0, 0));
+    (usual, peak, first.get(&m).copied().unwrap_or(c.onset))
+}
+
+fn herd(c: &Ctx) -> (Verdict, Value) {
+    let (usual, peak, _) = herd_counts(c);
+    let p = peak as f64;
+    (v(p >= 10.0 * usual && peak >= 100, p < 3.0 * usual || peak < 30), json!({"usual_per_min": round3(usual), "peak_per_min": peak}))
+}
+
+fn crash_loop(c: &Ctx) -> (Verdict, Value) {
+    let mut per: HashMap<usize, usize> = HashMap::new();
+    for (_, i) in kills(c.w, c.onset - 60_000, c.recovered) {
+        *per.entry(i).or_default() += 1;
+    }
+    let most = per.values().copied().max().unwrap_or(0);
+    (v(most >= 2, most <= 1), json!({"most_kills_of_one_instance": most}))
+}
+
+/// (baseline median, peak, peak time) of the queue depth.
+pub fn queue(c: &Ctx) -> Option<(f64, f64, Ms)> {
+    let q = &c.g.queue;
+    if q.is_empty() {
+        return None;
+    }
+    let mut b: Vec<f64> = q.iter().filter(|(t, _)| c.s.baseline.get(((t - c.s.start) / W) as usize).copied().unwrap_or(false)).map(|x| x.1).collect();
+    b.sort_by(f64::total_cmp);
+    let med = b.get(b.len() / 2).copied().unwrap_or(0.0);
+    let (t, peak) = q.iter().filter(|(t, _)| *t >= c.onset && *t < c.recovered + 1_800_000).map(|x| (x.0, x.1)).fold((c.onset, 0.0), |a, x| if x.1 > a.1 { x } else { a });
+    Some((med, peak, t))
+}
+
+fn backlog(c: &Ctx) -> (Verdict, Value) {
+    match queue(c) {
+        None => (Verdict::Forbidden, json!({"queue": false})),
+        Some((med, peak, _)) => {
+            let m = med.max(1.0);
+            (v(peak >= 5.0 * m && peak >= 100.0, peak < 2.0 * m || peak < 20.0), json!({"baseline_median": med, "peak": peak}))
+        }
+    }
+}
+
+/// Per instance in I: (requests, timeouts).
+fn timeouts(c: &Ctx) -> Vec<(usize, usize, usize)> {
+    let mut per: HashMap<usize, (usize, usize)> = HashMap::new();
+    for r in c.w.requests.iter().filter(|r| is_api(r) && r.start >= c.onset && r.start < c.recovered) {
+        if let Some(i) = r.instance {
+            let e = per.entry(i).or_default();
+            e.0 += 1;
+            e.1 += (r.status == 504 || r.status == 499 || r.failure == Some(Failure::UpstreamTimeout)) as usize;
+        }
+    }
+    let mut v: Vec<_> = per.into_iter().map(|(i, (n, t))| (i, n, t)).filter(|x| x.1 >= 10).collect();
+    v.sort();
+    v
+}
+
+/// Instances whose timeout rate is >= `ratio` x their peers' and >= `floor`.
+pub fn stuck_ones(c: &Ctx, ratio: f64, floor: f64) -> (Vec<usize>, usize) {
+    let v = timeouts(c);
+    let (n, t): (usize, usize) = v.iter().fold((0, 0), |a, x| (a.0 + x.1, a.1 + x.2));
+    let out = v
+        .iter()
+        .filter(|(_, ni, ti)| {
+            let rate = *ti as f64 / *ni as f64;
+            let peers = (t - ti) as f64 / (n - ni).max(1) as f64;
+            rate >= ratio * peers.max(0.002) && rate >= floor
+        })
+        .map(|x| x.0)
+        .collect();
+    (out, v.len())
+}
+
+fn stuck(c: &Ctx) -> (Verdict, Value) {
+    let (strong, n) = stuck_ones(c, 10.0, 0.2);
+    let (weak, _) = stuck_ones(c, 3.0, 0.05);
+    let names: Vec<&str> = strong.iter().map(|i| c.w.instances[*i].pod.as_str()).collect();
+    (v(!strong.is_empty() && 2 * strong.len() < n, weak.is_empty()), json!({"stuck": names, "instances_serving": n}))
+}
+
+fn upstream(c: &Ctx) -> (Verdict, Value) {
+    let n = c.w.logs.iter().filter(|l| l.topic == LogTopic::UpstreamRateLimited && l.ts >= c.onset && l.ts <= c.recovered + 600_000).count();
+    (v(n >= 20, n == 0), json!({"lines": n}))
+}
+
+fn related(ch: &Change, cause: &Option<CausalChange>) -> bool {
+    match cause {
+        Some(CausalChange::Version(v)) => ch.version.as_deref() == Some(v) || ch.from_version.as_deref() == Some(v),
+        Some(CausalChange::Flag(k)) => ch.flag.as_deref() == Some(k),
+        None => false,
+    }
+}
+
+/// Deploys and rollbacks within 30 min of the onset that did not cause it.
+pub fn herrings<'a>(c: &'a Ctx) -> Vec<&'a Change> {
+    c.w.changes
+        .iter()
+        .filter(|ch| matches!(ch.kind, ChangeKind::Deploy | ChangeKind::Rollback))
+        .filter(|ch| (ch.ts - c.onset).abs() <= 1_800_000 && !related(ch, &c.d.intent.causal_change))
+        .collect()
+}
+
+fn red_herring(c: &Ctx) -> (Verdict, Value) {
+    let h = herrings(c);
+    let times: Vec<String> = h.iter().map(|ch| super::super::time::iso_s(ch.ts)).collect();
+    (v(!h.is_empty(), h.is_empty()), json!({"unrelated_changes": times}))
+}
+
+/// The change that caused it, when it came within 30 min before the onset.
+pub fn causal<'a>(c: &'a Ctx) -> Option<&'a Change> {
+    c.d.intent.causal_change.as_ref()?;
+    c.w.changes
+        .iter()
+        .filter(|ch| matches!(ch.kind, ChangeKind::Deploy | ChangeKind::FlagChange | ChangeKind::Config))
+        .find(|ch| related(ch, &c.d.intent.causal_change) && ch.ts <= c.onset + 120_000 && ch.ts >= c.onset - 1_800_000)
+}
+
+fn regression(c: &Ctx) -> (Verdict, Value) {
+    let ch = causal(c);
+    (v(ch.is_some(), c.d.intent.causal_change.is_none()), json!({"change": ch.map(|x| super::super::time::iso_s(x.ts))}))
+}

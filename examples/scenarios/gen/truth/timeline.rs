@@ -1,0 +1,172 @@
+//! The incident's timeline points and its instances, measured. In: the pattern context. Out:
+//! `{kind: time}` (an array where a kind happened more than once) for the kinds of
+//! `report-json.md` that apply, and each instance with its names and whether it was affected.
+//!
+//! Definitions (the contract): a point is given only when its pattern is required or its
+//! change happened near the incident.
+//! - `surge_start`: the surging tenant's first request from the fault on (`tenant_surge`).
+//! - `pool_saturated`: the start of the first >= 5 s pool wait from 1 min before the onset
+//!   (`pool_exhaustion`).
+//! - `health_checks_failing`: the first probe failure from 1 min before the onset.
+//! - `errors_start`: the first fault failure answered in the incident's first window that
+//!   meets the failure criterion.
+//! - `all_instances_restarted`: the first kill of the synchronized group
+//!   (`synchronized_restart`).
+//! - `retries`: the retrying client's first re-sent request in the incident (`retry_storm`).
+//! - `reconnect_spike`: the first request of the peak minute (`thundering_herd`).
+//! - `deploy`, `rollback`, `flag_change`, `scale_out`: the changes from 30 min before the
+//!   onset to 10 min after recovery.
+//! - `crash`: the first kill in the incident (`crash_loop`); `backlog_peak`: the queue's peak
+//!   (`backlog_growth`); `instance_stuck`: when the first instance stopped answering
+//!   (`stuck_instance`); `upstream_rate_limited`: the first upstream rate-limit line
+//!   (`upstream_rate_limit`); `recovered`: the recovery.
+//!
+//! An instance is *affected* when, in the incident, it answered >= 3 fault failures (and >= 1%
+//! of its requests), was killed, failed a probe, had a request wait >= 5 s for its pool, or
+//! stopped answering. The fleet is every instance routed to during the incident.
+
+use std::collections::BTreeMap;
+
+use serde_json::{json, Value};
+
+use super::super::facts::*;
+use super::super::time::iso_s;
+use super::patterns::{causal, herd_counts, kills, queue, sync_group, top_retrier, Ctx, Verdict};
+use super::symptoms::{fault_failure, W};
+
+pub fn timeline(c: &Ctx, verdicts: &[(&'static str, Verdict, Value)]) -> BTreeMap<&'static str, Vec<Ms>> {
+    let req = |id: &str| verdicts.iter().any(|x| x.0 == id && x.1 == Verdict::Required);
+    let mut t: BTreeMap<&'static str, Vec<Ms>> = BTreeMap::new();
+    let (on, rec) = (c.onset, c.recovered);
+    if req("tenant_surge") {
+        if let Some(k) = c.d.intent.culprit {
+            if let Some(r) = c.w.requests.iter().find(|r| r.start >= c.d.intent.fault && r.tenant == Some(k)) {
+                t.insert("surge_start", vec![r.start]);
+            }
+        }
+    }
+    if req("pool_exhaustion") {
+        let first = c.g.pool_waits.iter().flatten().filter(|(a, b)| b - a >= 5_000 && *b > on - 60_000 && *a < rec).map(|x| x.0).min();
+        if let Some(x) = first {
+            t.insert("pool_saturated", vec![x]);
+        }
+    }
+    if let Some(x) = c.g.probe_failures.iter().map(|x| x.0).filter(|x| *x >= on - 60_000 && *x < rec).min() {
+        t.insert("health_checks_failing", vec![x]);
+    }
+    if let Some(x) = errors_start(c) {
+        t.insert("errors_start", vec![x]);
+    }
+    if req("synchronized_restart") {
+        t.insert("all_instances_restarted", vec![sync_group(c).1]);
+    }
+    if req("retry_storm") {
+        let (who, ..) = top_retrier(c);
+        let first = c.w.requests.iter().find(|r| {
+            r.retry
+                && r.start >= on
+                && r.start < rec
+                && (r.tenant.is_some_and(|k| who == format!("tenant {}", c.w.tenants[k].id)) || who == format!("agent {}", r.user_agent.split('/').next().unwrap_or("")))
+        });
+        if let Some(r) = first {
+            t.insert("retries", vec![r.start]);
+        }
+    }
+    if req("thundering_herd") {
+        t.insert("reconnect_spike", vec![herd_counts(c).2]);
+    }
+    for ch in c.w.changes.iter().filter(|ch| ch.ts >= on - 1_800_000 && ch.ts <= rec + 600_000) {
+        let kind = match ch.kind {
+            ChangeKind::Deploy => "deploy",
+            ChangeKind::Rollback => "rollback",
+            ChangeKind::FlagChange | ChangeKind::FlagRevert => "flag_change",
+            ChangeKind::ScaleOut => "scale_out",
+            _ => continue,
+        };
+        t.entry(kind).or_default().push(ch.ts);
+    }
+    if req("crash_loop") {
+        if let Some((x, _)) = kills(c.w, on - 60_000, rec).first() {
+            t.insert("crash", vec![*x]);
+        }
+    }
+    if req("backlog_growth") {
+        if let Some((_, _, x)) = queue(c) {
+            t.insert("backlog_peak", vec![x]);
+        }
+    }
+    if req("stuck_instance") {
+        if let Some(x) = c.g.stuck.iter().map(|x| x.1).min() {
+            t.insert("instance_stuck", vec![x]);
+        }
+    }
+    if req("upstream_rate_limit") {
+        if let Some(l) = c.w.logs.iter().find(|l| l.topic == LogTopic::UpstreamRateLimited && l.ts >= on) {
+            t.insert("upstream_rate_limited", vec![l.ts]);
+        }
+    }
+    let _ = causal(c);
+    t.insert("recovered", vec![rec]);
+    t
+}
+
+/// The first fault failure answered in the first incident window that meets the failure
+/// criterion.
+fn errors_start(c: &Ctx) -> Option<Ms> {
+    let s = c.s;
+    let (a, b) = s.incident?;
+    let w = (a..=b).find(|i| s.fail[*i] as f64 >= (3.0f64).max(3.0 * s.fail_rate * s.n[*i] as f64))?;
+    let (x, y) = (s.start + w as Ms * W, s.start + (w as Ms + 1) * W);
+    c.w.requests
+        .iter()
+        .filter(|r| r.start >= x && r.start < y && fault_failure(r))
+        .map(|r| r.start + r.duration_ms as Ms)
+        .min()
+}
+
+pub fn json_times(t: &BTreeMap<&'static str, Vec<Ms>>) -> Value {
+    let mut m = serde_json::Map::new();
+    for (k, v) in t {
+        let v: Vec<String> = v.iter().map(|x| iso_s(*x)).collect();
+        m.insert(k.to_string(), if v.len() == 1 { json!(v[0]) } else { json!(v) });
+    }
+    Value::Object(m)
+}
+
+/// (each instance as JSON, fleet size, affected count).
+pub fn instances(c: &Ctx) -> (Vec<Value>, usize, usize) {
+    let (on, rec) = (c.onset, c.recovered);
+    let n = c.w.instances.len();
+    let mut fails = vec![0usize; n];
+    let mut reqs = vec![0usize; n];
+    for r in c.w.requests.iter().filter(|r| r.start >= on && r.start < rec) {
+        if let Some(i) = r.instance {
+            reqs[i] += 1;
+            fails[i] += fault_failure(r) as usize;
+        }
+    }
+    let killed: Vec<usize> = kills(c.w, on - 60_000, rec).into_iter().map(|x| x.1).collect();
+    let mut out = Vec::new();
+    let (mut fleet, mut affected) = (0, 0);
+    for (i, inst) in c.w.instances.iter().enumerate() {
+        let routed = inst.routed.iter().any(|(a, b)| *a < rec && *b > on);
+        let aff = (fails[i] >= 3 && fails[i] * 100 >= reqs[i])
+            || killed.contains(&i)
+            || c.g.probe_failures.iter().any(|(t, j, _)| *j == i && *t >= on - 60_000 && *t < rec)
+            || c.g.pool_waits.get(i).is_some_and(|s| s.iter().any(|(a, b)| b - a >= 5_000 && *b > on && *a < rec))
+            || c.g.stuck.iter().any(|(j, t)| *j == i && *t < rec);
+        fleet += routed as usize;
+        affected += aff as usize;
+        out.push(json!({
+            "pod": inst.pod,
+            "addr": format!("{}:{}", inst.ip, inst.port),
+            "ip": inst.ip,
+            "host": inst.host,
+            "task_id": inst.task_id,
+            "version": inst.version,
+            "routed_in_incident": routed,
+            "affected": aff,
+        }));
+    }
+    (out, fleet, affected)
+}
