@@ -27,7 +27,16 @@ struct Args {
 }
 
 fn parse() -> Result<Args, String> {
-    let mut a = Args { scenario: None, seed: 1, out: None, small: false, list: false, stats: false, draws: 100, first_seed: 1 };
+    let mut a = Args {
+        scenario: None,
+        seed: 1,
+        out: None,
+        small: false,
+        list: false,
+        stats: false,
+        draws: 100,
+        first_seed: 1,
+    };
     let mut it = std::env::args().skip(1);
     while let Some(x) = it.next() {
         let mut val = |name: &str| it.next().ok_or(format!("{name} needs a value"));
@@ -35,8 +44,16 @@ fn parse() -> Result<Args, String> {
             "--scenario" => a.scenario = Some(val("--scenario")?),
             "--seed" => a.seed = val("--seed")?.parse().map_err(|e| format!("--seed: {e}"))?,
             "--out" => a.out = Some(PathBuf::from(val("--out")?)),
-            "--draws" => a.draws = val("--draws")?.parse().map_err(|e| format!("--draws: {e}"))?,
-            "--first-seed" => a.first_seed = val("--first-seed")?.parse().map_err(|e| format!("--first-seed: {e}"))?,
+            "--draws" => {
+                a.draws = val("--draws")?
+                    .parse()
+                    .map_err(|e| format!("--draws: {e}"))?
+            }
+            "--first-seed" => {
+                a.first_seed = val("--first-seed")?
+                    .parse()
+                    .map_err(|e| format!("--first-seed: {e}"))?
+            }
             "--small" => a.small = true,
             "--list" => a.list = true,
             "--stats" => a.stats = true,

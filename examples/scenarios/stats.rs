@@ -28,14 +28,29 @@ pub fn print(names: &[&str], first: u64, draws: u64, small: bool) {
         let mut problems: BTreeMap<String, u64> = BTreeMap::new();
         for seed in first..first + draws {
             let t0 = Instant::now();
-            let Some(g) = gen::generate(name, seed, small) else { continue };
+            let Some(g) = gen::generate(name, seed, small) else {
+                continue;
+            };
             ms.push(t0.elapsed().as_secs_f64() * 1000.0 / g.attempts as f64);
             let t = &g.truth.json;
             for p in t["patterns"].as_array().into_iter().flatten() {
-                *req.entry(ids.iter().find(|x| **x == p.as_str().unwrap_or("")).copied().unwrap_or("?")).or_default() += 1;
+                *req.entry(
+                    ids.iter()
+                        .find(|x| **x == p.as_str().unwrap_or(""))
+                        .copied()
+                        .unwrap_or("?"),
+                )
+                .or_default() += 1;
             }
             for p in t["forbidden_patterns"].as_array().into_iter().flatten() {
-                *forb.entry(ids.iter().find(|x| **x == p.as_str().unwrap_or("")).copied().unwrap_or("?")).or_default() += 1;
+                *forb
+                    .entry(
+                        ids.iter()
+                            .find(|x| **x == p.as_str().unwrap_or(""))
+                            .copied()
+                            .unwrap_or("?"),
+                    )
+                    .or_default() += 1;
             }
             incident += (t["incident"].as_bool() == Some(true) && t["onset"].is_string()) as u64;
             culprit += t["culprit"].is_object() as u64;
@@ -82,5 +97,11 @@ fn q(v: &mut [f64]) -> String {
     }
     v.sort_by(f64::total_cmp);
     let at = |p: f64| v[((v.len() - 1) as f64 * p).round() as usize];
-    format!("{:.0}/{:.0}/{:.0}/{:.0}", v[0], at(0.5), at(0.9), v[v.len() - 1])
+    format!(
+        "{:.0}/{:.0}/{:.0}/{:.0}",
+        v[0],
+        at(0.5),
+        at(0.9),
+        v[v.len() - 1]
+    )
 }

@@ -13,9 +13,9 @@ pub mod facts;
 pub mod people;
 pub mod rng;
 pub mod routes;
+pub mod scenarios;
 pub mod sim;
 pub mod stack;
-pub mod scenarios;
 pub mod time;
 pub mod truth;
 
@@ -46,7 +46,13 @@ pub fn generate(name: &str, seed: u64, small: bool) -> Option<Generated> {
         let (world, ground) = sim::run(&draw.cfg, sub);
         let truth = truth::measure(&draw, &world, &ground);
         let usable = truth.usable;
-        last = Some(Generated { draw, world, ground, truth, attempts: attempt as u32 + 1 });
+        last = Some(Generated {
+            draw,
+            world,
+            ground,
+            truth,
+            attempts: attempt as u32 + 1,
+        });
         if usable {
             break;
         }
@@ -56,13 +62,21 @@ pub fn generate(name: &str, seed: u64, small: bool) -> Option<Generated> {
 
 /// Writes a generated draw's inputs (in the formats `emit` draws, `force` pinning some) and
 /// its `truth.json` into `out`; returns the truth with the files and `analyze` arguments.
-pub fn write(g: &Generated, out: &Path, force: &emit::Force) -> Result<Value, Box<dyn std::error::Error>> {
+pub fn write(
+    g: &Generated,
+    out: &Path,
+    force: &emit::Force,
+) -> Result<Value, Box<dyn std::error::Error>> {
     std::fs::create_dir_all(out)?;
     let mut rng = rng::Rng::new(g.draw.seed ^ 0x00E1_1717);
     let written = emit::write(&g.world, &mut rng, out, force)?;
     let mut t = g.truth.json.clone();
     if let Some(o) = t.as_object_mut() {
-        let files: serde_json::Map<String, Value> = written.files.iter().map(|(f, fam)| (f.clone(), json!(fam))).collect();
+        let files: serde_json::Map<String, Value> = written
+            .files
+            .iter()
+            .map(|(f, fam)| (f.clone(), json!(fam)))
+            .collect();
         o.insert("files".into(), Value::Object(files));
         o.insert("analyze_args".into(), json!(written.analyze_args));
         o.insert("draw_attempts".into(), json!(g.attempts));
@@ -70,6 +84,9 @@ pub fn write(g: &Generated, out: &Path, force: &emit::Force) -> Result<Value, Bo
             o.insert("problems".into(), json!(g.truth.problems));
         }
     }
-    std::fs::write(out.join("truth.json"), serde_json::to_string_pretty(&t)? + "\n")?;
+    std::fs::write(
+        out.join("truth.json"),
+        serde_json::to_string_pretty(&t)? + "\n",
+    )?;
     Ok(t)
 }

@@ -186,6 +186,10 @@ impl<'a> Ctx<'a> {
 
     /// The container name of the service (`api`).
     pub fn container(&self) -> &str {
-        &self.w.service
+        if self.w.stack.container.is_empty() {
+            &self.w.service
+        } else {
+            &self.w.stack.container
+        }
     }
 }

@@ -163,6 +163,7 @@ pub fn world() -> World {
             kind: ReqKind::Api,
             failure: None,
             retry: false,
+            ..Request::default()
         };
         match n % 23 {
             3 => (r.status, r.failure, r.duration_ms) = (500, Some(Failure::PoolTimeout), 30_012),
@@ -472,6 +473,23 @@ pub fn world() -> World {
         series,
         events,
         changes,
+        stack: StackInfo {
+            lang: "java".into(),
+            framework: "spring-boot".into(),
+            pool_lib: "hikaricp".into(),
+            pool_name: "HikariPool-1".into(),
+            container: "api".into(),
+        },
+        routes: vec![
+            "/api/v1/reports/{id}".into(),
+            "/health".into(),
+            "/login".into(),
+            "/ws".into(),
+        ],
+        tenant_in_path: false,
+        // No business zone: the writer draws the servers' zone.
+        tz_offset_ms: 0,
+        tz_name: String::new(),
     }
 }
 

@@ -25,23 +25,43 @@ pub fn draw(seed: u64, small: bool) -> Parts {
     let n = b.cfg.fleet.n as f64;
     let cores = b.cfg.fleet.cores;
     let span_s = (b.cfg.end - b.cfg.start) as f64 / 1000.0;
-    let lambda = b.rng.log_uniform(1.0, 25.0).min(b.budget * 0.5 / span_s).max(0.2);
+    let lambda = b
+        .rng
+        .log_uniform(1.0, 25.0)
+        .min(b.budget * 0.5 / span_s)
+        .max(0.2);
     let u0 = b.rng.uniform(0.55, 0.75);
     let job_cpu = u0 * n * cores * 1000.0 / lambda;
     let cap_i = cores * 1000.0 / job_cpu;
     let organic = b.rng.chance(0.6);
-    let ramp = if small { b.rng.range(15, 40) } else { b.rng.range(30, 150) } * MIN;
+    let ramp = if small {
+        b.rng.range(15, 40)
+    } else {
+        b.rng.range(30, 150)
+    } * MIN;
     let (mult, batches) = if organic {
         let g = b.rng.uniform(1.15, 1.5) / u0;
         (Curve(vec![(b.fault, 1.0), (b.fault + ramp, g)]), Vec::new())
     } else {
         let minutes = b.rng.uniform(5.0, 20.0);
         let jobs = (minutes * 60.0 * n * cap_i) as u32;
-        (Curve(vec![(b.fault, 1.0), (b.fault + ramp, b.rng.uniform(1.0, 1.1))]), vec![(b.fault, jobs)])
+        (
+            Curve(vec![
+                (b.fault, 1.0),
+                (b.fault + ramp, b.rng.uniform(1.0, 1.1)),
+            ]),
+            vec![(b.fault, jobs)],
+        )
     };
     let max_rate = lambda * b.rng.uniform(2.0, 4.0);
     let template = format!("{}/jobs/{{id}}/run", b.cfg.api.prefix);
-    let route = b.cfg.api.add(Route { method: "POST", db_ms: b.rng.uniform(5.0, 30.0), cpu_ms: job_cpu, bytes: 120.0, ..Route::new("POST", template, ReqKind::Api) });
+    let route = b.cfg.api.add(Route {
+        method: "POST",
+        db_ms: b.rng.uniform(5.0, 30.0),
+        cpu_ms: job_cpu,
+        bytes: 120.0,
+        ..Route::new("POST", template, ReqKind::Api)
+    });
     // The health handler runs on the same CPU; it is cheap but not free.
     let live = b.cfg.api.live;
     b.cfg.api.routes[live].cpu_ms = b.rng.uniform(2.0, 10.0);
@@ -54,13 +74,21 @@ pub fn draw(seed: u64, small: bool) -> Parts {
         b.cfg.fleet.mem_base_mb = base_mb;
         b.cfg.fleet.mem_per_flight_mb = (limit - base_mb) / k;
     }
-    let probe = b.cfg.probes.liveness.get_or_insert_with(|| b.cfg.probes.readiness.clone());
+    let probe = b
+        .cfg
+        .probes
+        .liveness
+        .get_or_insert_with(|| b.cfg.probes.readiness.clone());
     probe.route = live;
     probe.db = false;
     probe.timeout_ms = b.rng.pick(&[1_000, 1_000, 2_000]);
     b.cfg.probes.readiness.db = false;
     b.cfg.lb.timeout_ms = b.rng.pick(&[30_000, 60_000]);
-    let agent = format!("jobs-dispatcher/{}.{}", b.rng.range(1, 3), b.rng.range(0, 9));
+    let agent = format!(
+        "jobs-dispatcher/{}.{}",
+        b.rng.range(1, 3),
+        b.rng.range(0, 9)
+    );
     b.cfg.actors.push(Actor::Dispatcher(Dispatcher {
         route,
         rate: lambda,
@@ -75,9 +103,20 @@ pub fn draw(seed: u64, small: bool) -> Parts {
         ip: format!("10.0.{}.{}", b.rng.range(4, 9), b.rng.range(2, 250)),
     }));
     let to = ((1.3 * max_rate / cap_i).ceil() as usize).max(b.cfg.fleet.n + 2);
-    let delay = if small { b.rng.range(8, 20) } else { b.rng.range(15, 60) } * MIN;
+    let delay = if small {
+        b.rng.range(8, 20)
+    } else {
+        b.rng.range(15, 60)
+    } * MIN;
     let actor = b.person();
-    b.cfg.responders.steps = vec![(delay, Action::ScaleOut { to, reason: "raise the scaling ceiling: instances crash-looping under load".into(), actor })];
+    b.cfg.responders.steps = vec![(
+        delay,
+        Action::ScaleOut {
+            to,
+            reason: "raise the scaling ceiling: instances crash-looping under load".into(),
+            actor,
+        },
+    )];
     b.cfg.responders.fallback_ms = ramp + delay;
     b.p.set("jobs_per_s", (lambda * 1000.0).round() / 1000.0);
     b.p.set("job_cpu_ms", job_cpu.round());

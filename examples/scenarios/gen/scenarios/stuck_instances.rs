@@ -39,7 +39,14 @@ pub fn draw(seed: u64, small: bool) -> Parts {
     }
     let delay = b.rng.range(8, 30) * MIN;
     let actor = b.person();
-    b.cfg.responders.steps = vec![(delay, Action::Restart { which: Which::Stuck, reason: "instances not answering: restart".into(), actor })];
+    b.cfg.responders.steps = vec![(
+        delay,
+        Action::Restart {
+            which: Which::Stuck,
+            reason: "instances not answering: restart".into(),
+            actor,
+        },
+    )];
     b.cfg.responders.fallback_ms = 10 * MIN;
     b.p.set("stuck", stuck.clone());
     b.p.set("lb_max_conns", b.cfg.lb.max_conns);

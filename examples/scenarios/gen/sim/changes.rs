@@ -40,7 +40,10 @@ impl Sim<'_> {
         self.insts
             .iter()
             .enumerate()
-            .filter(|(j, x)| !matches!(x.st, St::Gone | St::Draining) && self.world.instances[*j].replica_set == rs)
+            .filter(|(j, x)| {
+                !matches!(x.st, St::Gone | St::Draining)
+                    && self.world.instances[*j].replica_set == rs
+            })
             .count() as u32
     }
 
@@ -62,15 +65,26 @@ impl Sim<'_> {
 
     pub(super) fn act(&mut self, a: &Action, responder: bool) {
         let label = format!("{}{:?}", if responder { "responder: " } else { "" }, a);
-        self.ground.actions.push((self.now, label.chars().take(120).collect()));
+        self.ground
+            .actions
+            .push((self.now, label.chars().take(120).collect()));
         match a {
-            Action::Deploy { version, rollback, reason, actor } => {
+            Action::Deploy {
+                version,
+                rollback,
+                reason,
+                actor,
+            } => {
                 for r in self.rollouts.iter_mut() {
                     r.cancelled = true;
                 }
                 let from = self.version;
                 self.version = *version;
-                let kind = if *rollback { ChangeKind::Rollback } else { ChangeKind::Deploy };
+                let kind = if *rollback {
+                    ChangeKind::Rollback
+                } else {
+                    ChangeKind::Deploy
+                };
                 let c = self.change(kind, actor);
                 let ch = &mut self.world.changes[c];
                 ch.version = Some(self.cfg.versions[*version].name.clone());
@@ -79,7 +93,10 @@ impl Sim<'_> {
                 let old: Vec<u32> = self
                     .live_instances()
                     .into_iter()
-                    .filter(|i| !self.insts[*i as usize].canary && self.insts[*i as usize].version != *version)
+                    .filter(|i| {
+                        !self.insts[*i as usize].canary
+                            && self.insts[*i as usize].version != *version
+                    })
                     .collect();
                 self.rollouts.push(Rollout {
                     version: *version,
@@ -92,7 +109,11 @@ impl Sim<'_> {
                 });
                 self.at(self.now, Ev::RolloutStep(self.rollouts.len() as u32 - 1));
             }
-            Action::Canary { version, count, actor } => {
+            Action::Canary {
+                version,
+                count,
+                actor,
+            } => {
                 let c = self.change(ChangeKind::Deploy, actor);
                 let rs = self.canary_rs.clone();
                 self.scaling_event(&rs, 0, *count as u32);
@@ -107,10 +128,16 @@ impl Sim<'_> {
                 ch.reason = Some("canary".into());
             }
             Action::AbortCanary { reason, actor } => {
-                let canaries: Vec<u32> = self.live_instances().into_iter().filter(|i| self.insts[*i as usize].canary).collect();
+                let canaries: Vec<u32> = self
+                    .live_instances()
+                    .into_iter()
+                    .filter(|i| self.insts[*i as usize].canary)
+                    .collect();
                 let rs = self.canary_rs.clone();
                 self.scaling_event(&rs, canaries.len() as u32, 0);
-                let from = canaries.first().map(|i| self.world.instances[*i as usize].version.clone());
+                let from = canaries
+                    .first()
+                    .map(|i| self.world.instances[*i as usize].version.clone());
                 for i in &canaries {
                     self.stop(*i);
                 }
@@ -136,9 +163,17 @@ impl Sim<'_> {
                 ch.reason = Some(reason.clone());
                 ch.instances = new;
             }
-            Action::Restart { which, reason, actor } => {
+            Action::Restart {
+                which,
+                reason,
+                actor,
+            } => {
                 let list: Vec<u32> = match which {
-                    Which::Stuck => self.live_instances().into_iter().filter(|i| self.insts[*i as usize].stuck).collect(),
+                    Which::Stuck => self
+                        .live_instances()
+                        .into_iter()
+                        .filter(|i| self.insts[*i as usize].stuck)
+                        .collect(),
                     Which::Some(v) => v.iter().map(|i| *i as u32).collect(),
                 };
                 let c = self.change(ChangeKind::ManualRestart, actor);
@@ -150,7 +185,12 @@ impl Sim<'_> {
                     self.launch(v, false);
                 }
             }
-            Action::RateLimit { tenant, rps, reason, actor } => {
+            Action::RateLimit {
+                tenant,
+                rps,
+                reason,
+                actor,
+            } => {
                 self.limits[*tenant] = Some((*rps, rps.max(1.0), self.now));
                 let c = self.change(ChangeKind::RateLimit, actor);
                 self.world.changes[c].tenant = Some(*tenant);
@@ -186,7 +226,11 @@ impl Sim<'_> {
                 self.stop(i as u32);
                 self.launch(v, false);
             }
-            Action::DbFix { mult, reason, actor } => {
+            Action::DbFix {
+                mult,
+                reason,
+                actor,
+            } => {
                 self.db_fix *= mult;
                 let c = self.change(ChangeKind::Config, actor);
                 self.world.changes[c].reason = Some(reason.clone());
@@ -239,7 +283,9 @@ impl Sim<'_> {
             self.rollouts[r as usize].waiting = Some(j);
             self.at(self.now + 1000, Ev::RolloutStep(r));
         } else {
-            self.ground.actions.push((self.now, "rollout complete".into()));
+            self.ground
+                .actions
+                .push((self.now, "rollout complete".into()));
         }
     }
 
@@ -277,7 +323,11 @@ impl Sim<'_> {
     pub(super) fn breaker_check(&mut self) {
         let Some(b) = &self.cfg.breaker else { return };
         let now = self.now;
-        while self.pool_timeouts.front().is_some_and(|t| *t < now - 10_000) {
+        while self
+            .pool_timeouts
+            .front()
+            .is_some_and(|t| *t < now - 10_000)
+        {
             self.pool_timeouts.pop_front();
         }
         if self.breaker_until.is_some() || (self.pool_timeouts.len() as u32) < b.threshold {

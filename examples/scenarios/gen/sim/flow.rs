@@ -77,7 +77,8 @@ impl Sim<'_> {
         f.slot = inst.flights.len() as u32;
         inst.flights.push(id);
         if cfg.fleet.mem_per_flight_mb > 0.0 {
-            let mem = cfg.fleet.mem_base_mb + cfg.fleet.mem_per_flight_mb * inst.flights.len() as f64;
+            let mem =
+                cfg.fleet.mem_base_mb + cfg.fleet.mem_per_flight_mb * inst.flights.len() as f64;
             if mem > cfg.fleet.mem_limit_mb {
                 self.kill(i, EndCause::OomKill);
                 return;
@@ -123,7 +124,10 @@ impl Sim<'_> {
                 self.app_answer(id, 500, Some(Failure::AppError));
                 return;
             }
-            if f.kind == ReqKind::Api && f.owner == Owner::Ordinary && self.rng.chance(cfg.noise_errors) {
+            if f.kind == ReqKind::Api
+                && f.owner == Owner::Ordinary
+                && self.rng.chance(cfg.noise_errors)
+            {
                 let line = cfg.stack.app_error(&mut self.rng);
                 self.flights[id as usize].noise = true;
                 self.log_line(i, line, LogTopic::AppError, Some(id));
@@ -147,7 +151,8 @@ impl Sim<'_> {
             if let Some(flag) = &cfg.flag {
                 if self.flag_on && f.route as usize == flag.route {
                     let d = self.rng.lognormal(flag.dep_ms, flag.dep_sigma);
-                    self.flights[id as usize].dep_ms = d.min(flag.dep_timeout_ms as f64 + 1.0) as f32;
+                    self.flights[id as usize].dep_ms =
+                        d.min(flag.dep_timeout_ms as f64 + 1.0) as f32;
                 }
             }
         }
@@ -198,7 +203,9 @@ impl Sim<'_> {
         let (i, leak, dep) = (f.inst, f.leak, f.dep_ms);
         self.release(i, leak);
         if leak {
-            let route = self.cfg.api.routes[self.flights[id as usize].route as usize].template.clone();
+            let route = self.cfg.api.routes[self.flights[id as usize].route as usize]
+                .template
+                .clone();
             if self.rng.chance(0.2) {
                 if let Some(line) = self.cfg.stack.leak(&mut self.rng, &route) {
                     self.log_line(i as usize, line, LogTopic::ConnectionLeak, None);
@@ -239,7 +246,11 @@ impl Sim<'_> {
                     stack: None,
                 };
                 self.log_line(i, line, LogTopic::DependencyError, Some(id));
-                let status = if self.cfg.lb.timeout_ms % 2 == 0 { 504 } else { 500 };
+                let status = if self.cfg.lb.timeout_ms % 2 == 0 {
+                    504
+                } else {
+                    500
+                };
                 self.app_answer(id, status, Some(Failure::DependencyTimeout));
                 return;
             }
@@ -271,7 +282,10 @@ impl Sim<'_> {
         let i = f.inst as usize;
         f.pool_wait = (now - f.wait_from) as u32;
         self.insts[i].pool.give_up(now);
-        let line = self.cfg.stack.pool_timeout(self.cfg.fleet.acquire_timeout_ms, self.cfg.fleet.pool);
+        let line = self
+            .cfg
+            .stack
+            .pool_timeout(self.cfg.fleet.acquire_timeout_ms, self.cfg.fleet.pool);
         self.log_line(i, line, LogTopic::PoolTimeout, Some(id));
         self.pool_timeouts.push_back(now);
         self.breaker_check();
@@ -311,7 +325,10 @@ impl Sim<'_> {
         // Most stacks log a failed request's line; some only now and then.
         if status >= 500 && f.kind != ReqKind::HealthCheck && self.rng.chance(0.8) {
             let route = &self.cfg.api.routes[f.route as usize];
-            let line = self.cfg.stack.request_failed(route.method, &f.path, status, now - f.t0);
+            let line = self
+                .cfg
+                .stack
+                .request_failed(route.method, &f.path, status, now - f.t0);
             self.log_line(i as usize, line, LogTopic::RequestError, Some(id));
         }
         if !self.flights[id as usize].lb_done {
@@ -388,8 +405,10 @@ impl Sim<'_> {
             _ => 0,
         };
         let instance = (f.inst != NONE).then_some(f.inst as usize);
-        let referer = (route.kind != ReqKind::HealthCheck && self.strs[f.ua as usize].starts_with("Mozilla") && self.rng.chance(0.6))
-            .then(|| format!("https://app.{}/", cfg.host.trim_start_matches("api.")));
+        let referer = (route.kind != ReqKind::HealthCheck
+            && self.strs[f.ua as usize].starts_with("Mozilla")
+            && self.rng.chance(0.6))
+        .then(|| format!("https://app.{}/", cfg.host.trim_start_matches("api.")));
         let request_id = self.request_id(id);
         let f = &mut self.flights[id as usize];
         let r = Request {

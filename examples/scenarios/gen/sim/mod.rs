@@ -401,14 +401,31 @@ impl<'c> Sim<'c> {
             for ip in &cfg.people.ips[t] {
                 self.intern(ip);
             }
-            self.tenant_ips.push((first, cfg.people.ips[t].len() as u32));
+            self.tenant_ips
+                .push((first, cfg.people.ips[t].len() as u32));
             let ua = self.intern(&tenant.user_agent);
             self.tenant_ua.push(ua);
         }
         let mut acc = 0.0;
-        self.tenant_cum = cfg.people.weights.iter().map(|w| { acc += w; acc }).collect();
+        self.tenant_cum = cfg
+            .people
+            .weights
+            .iter()
+            .map(|w| {
+                acc += w;
+                acc
+            })
+            .collect();
         let mut acc = 0.0;
-        self.route_cum = cfg.api.weights().iter().map(|w| { acc += w; acc }).collect();
+        self.route_cum = cfg
+            .api
+            .weights()
+            .iter()
+            .map(|w| {
+                acc += w;
+                acc
+            })
+            .collect();
         for i in 0..cfg.fleet.n {
             let inst = self.create_instance(0, false);
             // The initial fleet has been up for a while: no start-up lines in the span.
@@ -422,7 +439,8 @@ impl<'c> Sim<'c> {
         }
         self.actors_init();
         let peak = 1.0 + (cfg.traffic.peak_ratio - 1.0) / (cfg.traffic.peak_ratio + 1.0);
-        self.ordinary_max = cfg.traffic.rate * peak * cfg.traffic.mult.max_over(cfg.start, cfg.end) * 1.02;
+        self.ordinary_max =
+            cfg.traffic.rate * peak * cfg.traffic.mult.max_over(cfg.start, cfg.end) * 1.02;
         self.next_ordinary();
         let first = cfg.start + self.rng.range(0, cfg.scrape_ms - 1);
         self.at(first, Ev::Scrape);
@@ -486,14 +504,17 @@ impl<'c> Sim<'c> {
         let end = self.cfg.end;
         for (i, inst) in self.insts.iter_mut().enumerate() {
             inst.pool.finish(end);
-            self.ground.pool_waits.push(std::mem::take(&mut inst.pool.wait_spans));
+            self.ground
+                .pool_waits
+                .push(std::mem::take(&mut inst.pool.wait_spans));
             let w = &mut self.world.instances[i];
             for r in w.routed.iter_mut() {
                 r.1 = r.1.min(end);
             }
         }
         let w = &mut self.world;
-        w.requests.retain(|r| r.start + r.duration_ms as Ms <= end && r.start >= w.start);
+        w.requests
+            .retain(|r| r.start + r.duration_ms as Ms <= end && r.start >= w.start);
         w.requests.sort_by_key(|r| r.start);
         w.logs.retain(|l| l.ts <= end);
         w.logs.sort_by_key(|l| l.ts);

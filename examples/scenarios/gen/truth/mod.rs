@@ -74,10 +74,18 @@ pub fn measure(d: &Draw, w: &World, g: &Ground) -> Truth {
         let inst: Vec<Value> = w.instances.iter().map(|i| json!({"pod": i.pod, "addr": format!("{}:{}", i.ip, i.port), "ip": i.ip, "host": i.host, "task_id": i.task_id, "affected": false})).collect();
         obj.insert("instances".into(), json!(inst));
         obj.insert("instances_affected".into(), json!(0));
-        return Truth { usable: problems.is_empty(), json: base, problems };
+        return Truth {
+            usable: problems.is_empty(),
+            json: base,
+            problems,
+        };
     };
     if !d.intent.incident {
-        problems.push(format!("a quiet day shows an incident from {} to {}", iso_s(onset), iso_s(recovered)));
+        problems.push(format!(
+            "a quiet day shows an incident from {} to {}",
+            iso_s(onset),
+            iso_s(recovered)
+        ));
     }
     if onset - w.start < (20 * 60_000).max(span / 10) {
         problems.push("the onset leaves too little before it".into());
@@ -87,19 +95,40 @@ pub fn measure(d: &Draw, w: &World, g: &Ground) -> Truth {
     }
     let sh = shares::measure(w, g, &s).expect("an incident has shares");
     let blame = shares::blame(d, w, Some(&sh));
-    let c = Ctx { d, w, g, s: &s, sh: &sh, onset, recovered };
+    let c = Ctx {
+        d,
+        w,
+        g,
+        s: &s,
+        sh: &sh,
+        onset,
+        recovered,
+    };
     let mut verdicts = patterns::measure(&c);
     if !d.intent.incident {
         for v in verdicts.iter_mut() {
             v.1 = Verdict::Forbidden;
         }
     }
-    let required: Vec<&str> = verdicts.iter().filter(|v| v.1 == Verdict::Required).map(|v| v.0).collect();
-    let forbidden: Vec<&str> = verdicts.iter().filter(|v| v.1 == Verdict::Forbidden).map(|v| v.0).collect();
-    let figures: serde_json::Map<String, Value> = verdicts.iter().map(|v| (v.0.to_string(), v.2.clone())).collect();
+    let required: Vec<&str> = verdicts
+        .iter()
+        .filter(|v| v.1 == Verdict::Required)
+        .map(|v| v.0)
+        .collect();
+    let forbidden: Vec<&str> = verdicts
+        .iter()
+        .filter(|v| v.1 == Verdict::Forbidden)
+        .map(|v| v.0)
+        .collect();
+    let figures: serde_json::Map<String, Value> = verdicts
+        .iter()
+        .map(|v| (v.0.to_string(), v.2.clone()))
+        .collect();
     let times = timeline::timeline(&c, &verdicts);
     let (instances, fleet, affected) = timeline::instances(&c);
-    let culprit = blame.culprit.map(|t| json!({"tenant": w.tenants[t].id, "integration": w.tenants[t].integration}));
+    let culprit = blame
+        .culprit
+        .map(|t| json!({"tenant": w.tenants[t].id, "integration": w.tenants[t].integration}));
     obj.insert("incident".into(), json!(d.intent.incident));
     obj.insert("onset".into(), json!(iso_s(onset)));
     obj.insert("recovered".into(), json!(iso_s(recovered)));
@@ -124,7 +153,11 @@ pub fn measure(d: &Draw, w: &World, g: &Ground) -> Truth {
             "latency_threshold_ms": s.lat_thr.round(),
         }),
     );
-    Truth { usable: problems.is_empty(), json: base, problems }
+    Truth {
+        usable: problems.is_empty(),
+        json: base,
+        problems,
+    }
 }
 
 fn counts(d: &Draw, w: &World) -> Value {

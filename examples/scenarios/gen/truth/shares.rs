@@ -85,7 +85,11 @@ pub fn measure(w: &World, g: &Ground, s: &Symptoms) -> Option<Shares> {
         resource: BUSY,
     };
     for r in w.requests.iter().filter(|r| is_api(r)) {
-        let base = s.baseline.get(((r.start - s.start) / W) as usize).copied().unwrap_or(false);
+        let base = s
+            .baseline
+            .get(((r.start - s.start) / W) as usize)
+            .copied()
+            .unwrap_or(false);
         let inc = r.start >= onset && r.start < recovered;
         if !base && !inc {
             continue;
@@ -99,7 +103,11 @@ pub fn measure(w: &World, g: &Ground, s: &Symptoms) -> Option<Shares> {
             sh.instances.add(i, base, v);
         }
     }
-    let waited = g.pool_waits.iter().flatten().any(|&(a, b)| b - a >= 10_000 && b > onset && a < recovered);
+    let waited = g
+        .pool_waits
+        .iter()
+        .flatten()
+        .any(|&(a, b)| b - a >= 10_000 && b > onset && a < recovered);
     sh.resource = if waited { HOLD } else { BUSY };
     Some(sh)
 }
@@ -125,9 +133,16 @@ fn top_riser(sh: &Shares, j: usize) -> Option<(usize, f64, f64)> {
 
 pub fn blame(d: &Draw, w: &World, sh: Option<&Shares>) -> Blame {
     let Some(sh) = sh else {
-        return Blame { culprit: None, ambiguous: d.intent.culprit.is_some(), figures: Value::Null };
+        return Blame {
+            culprit: None,
+            ambiguous: d.intent.culprit.is_some(),
+            figures: Value::Null,
+        };
     };
-    let qualifies = |x: Option<(usize, f64, f64)>| x.filter(|(_, rise, ratio)| *rise >= 0.3 && *ratio >= 2.0).map(|x| x.0);
+    let qualifies = |x: Option<(usize, f64, f64)>| {
+        x.filter(|(_, rise, ratio)| *rise >= 0.3 && *ratio >= 2.0)
+            .map(|x| x.0)
+    };
     let by_res = top_riser(sh, sh.resource);
     let by_busy = top_riser(sh, BUSY);
     let by_hold = top_riser(sh, HOLD);

@@ -44,7 +44,10 @@ pub fn fault_failure(r: &Request) -> bool {
 }
 
 pub fn hard_kill(c: Option<EndCause>) -> bool {
-    matches!(c, Some(EndCause::LivenessKill | EndCause::OomKill | EndCause::Crash))
+    matches!(
+        c,
+        Some(EndCause::LivenessKill | EndCause::OomKill | EndCause::Crash)
+    )
 }
 
 pub struct Symptoms {
@@ -149,11 +152,20 @@ pub fn measure(d: &Draw, w: &World, g: &Ground) -> Symptoms {
     let fault_w = s.idx(d.intent.fault);
     for i in 0..nw.min(fault_w) {
         let t = start + i as Ms * W;
-        s.baseline[i] = !d.intent.blips.iter().any(|b| t + W > b.start - 60_000 && t < b.end + 120_000);
+        s.baseline[i] = !d
+            .intent
+            .blips
+            .iter()
+            .any(|b| t + W > b.start - 60_000 && t < b.end + 120_000);
     }
-    let (bn, bf): (u64, u64) = (0..nw).filter(|i| s.baseline[*i]).fold((0, 0), |a, i| (a.0 + s.n[i] as u64, a.1 + s.fail[i] as u64));
+    let (bn, bf): (u64, u64) = (0..nw)
+        .filter(|i| s.baseline[*i])
+        .fold((0, 0), |a, i| (a.0 + s.n[i] as u64, a.1 + s.fail[i] as u64));
     s.fail_rate = if bn > 0 { bf as f64 / bn as f64 } else { 0.0 };
-    let mut lats: Vec<f64> = (0..nw).filter(|i| s.baseline[*i]).filter_map(|i| s.lat30(i)).collect();
+    let mut lats: Vec<f64> = (0..nw)
+        .filter(|i| s.baseline[*i])
+        .filter_map(|i| s.lat30(i))
+        .collect();
     lats.sort_by(f64::total_cmp);
     if !lats.is_empty() {
         s.lat_med = lats[lats.len() / 2];
@@ -226,7 +238,11 @@ fn first_event(d: &Draw, w: &World, g: &Ground, s: &Symptoms, i: usize) -> Ms {
     let first_req = w.requests.partition_point(|r| r.start < a);
     let exp = s.fail_rate * s.n[i] as f64;
     if s.fail[i] as f64 >= (3.0f64).max(3.0 * exp) {
-        if let Some(r) = w.requests[first_req..].iter().take_while(|r| r.start < b).find(|r| fault_failure(r)) {
+        if let Some(r) = w.requests[first_req..]
+            .iter()
+            .take_while(|r| r.start < b)
+            .find(|r| fault_failure(r))
+        {
             best = best.min(r.start);
         }
     }
@@ -296,9 +312,15 @@ fn last_event(w: &World, g: &Ground, s: &Symptoms, i: usize) -> Ms {
 fn tolerance(s: &Symptoms, onset_w: usize) -> i64 {
     let m = |i: usize| -> f64 {
         let (a, b) = (i.saturating_sub(3), (i + 3).min(s.n.len()));
-        let (n, f, l) = (a..b).fold((0u32, 0u32, 0.0), |x, k| (x.0 + s.n[k], x.1 + s.fail[k], x.2 + s.lat[k]));
+        let (n, f, l) = (a..b).fold((0u32, 0u32, 0.0), |x, k| {
+            (x.0 + s.n[k], x.1 + s.fail[k], x.2 + s.lat[k])
+        });
         let fr = f as f64 / (s.fail_rate * n as f64).max(1.0);
-        let lr = if n >= 8 { l / n as f64 / s.lat_med.max(1.0) } else { 0.0 };
+        let lr = if n >= 8 {
+            l / n as f64 / s.lat_med.max(1.0)
+        } else {
+            0.0
+        };
         fr.max(lr)
     };
     let mut lo = onset_w;

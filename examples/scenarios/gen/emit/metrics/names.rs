@@ -31,6 +31,19 @@ pub enum PoolLib {
 }
 
 impl PoolLib {
+    /// The exported pool metrics of the World's pool library (Node pools export none of
+    /// their own: their metrics come from the PgBouncer in front of the database).
+    pub fn for_stack(pool_lib: &str, lang: Lang) -> PoolLib {
+        match pool_lib {
+            "hikaricp" => PoolLib::Hikari,
+            "sqlalchemy" => PoolLib::SqlAlchemy,
+            "activerecord" => PoolLib::ActiveRecord,
+            "pgx" | "database/sql" => PoolLib::GoSql,
+            "knex" | "node-postgres" => PoolLib::Pgbouncer,
+            _ => PoolLib::for_lang(lang),
+        }
+    }
+
     pub fn for_lang(lang: Lang) -> PoolLib {
         match lang {
             Lang::Java => PoolLib::Hikari,
