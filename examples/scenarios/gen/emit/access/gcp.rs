@@ -52,7 +52,9 @@ pub fn write(ctx: &Ctx, v: &[View], rng: &mut Rng, plan: &mut SourcePlan) -> (St
             "log sink JSON lines"
         },
     );
-    let entries: Vec<J> = v
+    // Each entry is printed as soon as it is built: a day of requests as one tree would not
+    // fit in memory beside its text.
+    let entries: Vec<String> = v
         .iter()
         .map(|x| {
             let r = x.r;
@@ -76,7 +78,7 @@ pub fn write(ctx: &Ctx, v: &[View], rng: &mut Rng, plan: &mut SourcePlan) -> (St
             http.push(("latency", J::s(format!("{}.{:03}{:03}s", r.duration_ms / 1000, r.duration_ms % 1000, sub_us))));
             http.push(("protocol", J::s(protocol(r))));
             let start_ns = x.start * 1_000_000 + (super::mix(x.idx, 6) % 1000 * 1000) as i64;
-            J::obj(vec![
+            let entry = J::obj(vec![
                 ("insertId", J::s(hex_id(x.idx, 0x6c9, 14))),
                 (
                     "jsonPayload",
@@ -111,21 +113,24 @@ pub fn write(ctx: &Ctx, v: &[View], rng: &mut Rng, plan: &mut SourcePlan) -> (St
                 ("trace", J::s(format!("projects/{project}/traces/{}", hex_id(x.idx, 0x7ace, 32)))),
                 ("receiveTimestamp", J::s(time::rfc3339_ns((x.end + 500) * 1_000_000 + 123_456, 0, 9, false, OffsetStyle::ZOrColon))),
                 ("spanId", J::s(hex_id(x.idx, 0x5a, 16))),
-            ])
+            ]);
+            if gcloud {
+                json::to_string_at(&entry.sorted(), &json::PRETTY2, 1)
+            } else {
+                json::to_string(&entry, &json::COMPACT)
+            }
         })
         .collect();
     if gcloud {
-        let mut newest_first: Vec<J> = entries.into_iter().map(J::sorted).collect();
+        let mut newest_first = entries;
         newest_first.reverse();
-        let mut body = json::to_string(&J::Arr(newest_first), &json::PRETTY2);
-        body.push('\n');
-        ("gcp-lb-requests.json".into(), body)
+        let items: Vec<String> = newest_first.into_iter().map(|e| format!("  {e}")).collect();
+        (
+            "gcp-lb-requests.json".into(),
+            format!("[\n{}\n]\n", items.join(",\n")),
+        )
     } else {
-        let out: Vec<String> = entries
-            .iter()
-            .map(|e| json::to_string(e, &json::COMPACT))
-            .collect();
-        ("gcp-lb-requests.jsonl".into(), lines(&out))
+        ("gcp-lb-requests.jsonl".into(), lines(&entries))
     }
 }
 

@@ -14,7 +14,7 @@
 
 use super::{dash, protocol, secs3, View};
 use crate::gen::emit::ctx::{Clock, Ctx, Scheme};
-use crate::gen::emit::plan::{lines, SourcePlan};
+use crate::gen::emit::plan::{Lines, SourcePlan};
 use crate::gen::facts::{Failure, Request};
 use crate::gen::rng::Rng;
 use crate::gen::time;
@@ -79,7 +79,7 @@ pub fn timed(
             "combined $request_time $upstream_response_time $upstream_addr"
         },
     );
-    let out: Vec<String> = v
+    let out: Lines = v
         .iter()
         .map(|x| {
             let r = x.r;
@@ -101,7 +101,7 @@ pub fn timed(
             line
         })
         .collect();
-    ("access.log".into(), lines(&out))
+    ("access.log".into(), out.0)
 }
 
 pub fn kv(
@@ -124,7 +124,7 @@ pub fn kv(
         },
     );
     let nodes = lb_nodes(rng);
-    let out: Vec<String> = v
+    let out: Lines = v
         .iter()
         .map(|x| {
             let r = x.r;
@@ -167,7 +167,7 @@ pub fn kv(
             }
         })
         .collect();
-    ("access.log".into(), lines(&out))
+    ("access.log".into(), out.0)
 }
 
 pub fn ingress(
@@ -181,7 +181,7 @@ pub fn ingress(
     let port = ctx.w.instances.first().map(|i| i.port).unwrap_or(8080);
     let upstream_name = format!("{}-{}-{}", ctx.w.namespace, ctx.w.service, port);
     plan.detail("proxy_upstream_name", &upstream_name);
-    let out: Vec<String> = v
+    let out: Lines = v
         .iter()
         .map(|x| {
             let r = x.r;
@@ -210,7 +210,7 @@ pub fn ingress(
             )
         })
         .collect();
-    ("ingress-nginx-controller.log".into(), lines(&out))
+    ("ingress-nginx-controller.log".into(), out.0)
 }
 
 #[cfg(test)]
