@@ -11,7 +11,7 @@
 use super::{hex_id, protocol, View};
 use crate::gen::emit::ctx::{Ctx, Scheme};
 use crate::gen::emit::json::{self, J};
-use crate::gen::emit::plan::{lines, SourcePlan};
+use crate::gen::emit::plan::{Lines, SourcePlan};
 use crate::gen::facts::Failure;
 use crate::gen::rng::Rng;
 use crate::gen::time::{self, OffsetStyle};
@@ -52,11 +52,38 @@ pub fn write(ctx: &Ctx, v: &[View], rng: &mut Rng, plan: &mut SourcePlan) -> (St
             "log sink JSON lines"
         },
     );
+    let resource = J::obj(vec![
+        ("type", J::s("http_load_balancer")),
+        (
+            "labels",
+            J::obj(vec![
+                ("zone", J::s("global")),
+                (
+                    "url_map_name",
+                    J::s(format!("k8s2-um-{h}-{}-{}", ctx.w.namespace, ctx.w.service)),
+                ),
+                (
+                    "forwarding_rule_name",
+                    J::s(format!("k8s2-fs-{h}-{}-{}", ctx.w.namespace, ctx.w.service)),
+                ),
+                (
+                    "target_proxy_name",
+                    J::s(format!("k8s2-ts-{h}-{}-{}", ctx.w.namespace, ctx.w.service)),
+                ),
+                ("backend_service_name", J::s(&backend)),
+                ("project_id", J::s(&project)),
+            ]),
+        ),
+    ]);
+    // The same for every entry: printed once for the one-line export.
+    let resource = if gcloud {
+        resource
+    } else {
+        J::Num(json::to_string(&resource, &json::COMPACT))
+    };
     // Each entry is printed as soon as it is built: a day of requests as one tree would not
     // fit in memory beside its text.
-    let entries: Vec<String> = v
-        .iter()
-        .map(|x| {
+    let entries = v.iter().map(|x| {
             let r = x.r;
             let details = status_details(x);
             let mut http = vec![
@@ -90,23 +117,7 @@ pub fn write(ctx: &Ctx, v: &[View], rng: &mut Rng, plan: &mut SourcePlan) -> (St
                     ]),
                 ),
                 ("httpRequest", J::obj(http)),
-                (
-                    "resource",
-                    J::obj(vec![
-                        ("type", J::s("http_load_balancer")),
-                        (
-                            "labels",
-                            J::obj(vec![
-                                ("zone", J::s("global")),
-                                ("url_map_name", J::s(format!("k8s2-um-{h}-{}-{}", ctx.w.namespace, ctx.w.service))),
-                                ("forwarding_rule_name", J::s(format!("k8s2-fs-{h}-{}-{}", ctx.w.namespace, ctx.w.service))),
-                                ("target_proxy_name", J::s(format!("k8s2-ts-{h}-{}-{}", ctx.w.namespace, ctx.w.service))),
-                                ("backend_service_name", J::s(&backend)),
-                                ("project_id", J::s(&project)),
-                            ]),
-                        ),
-                    ]),
-                ),
+                ("resource", resource.clone()),
                 ("timestamp", J::s(time::rfc3339_ns(start_ns, 0, 6, false, OffsetStyle::ZOrColon))),
                 ("severity", J::s(if details == "response_sent_by_backend" { "INFO" } else { "WARNING" })),
                 ("logName", J::s(format!("projects/{project}/logs/requests"))),
@@ -119,10 +130,9 @@ pub fn write(ctx: &Ctx, v: &[View], rng: &mut Rng, plan: &mut SourcePlan) -> (St
             } else {
                 json::to_string(&entry, &json::COMPACT)
             }
-        })
-        .collect();
+        });
     if gcloud {
-        let mut newest_first = entries;
+        let mut newest_first: Vec<String> = entries.collect();
         newest_first.reverse();
         let items: Vec<String> = newest_first.into_iter().map(|e| format!("  {e}")).collect();
         (
@@ -130,7 +140,7 @@ pub fn write(ctx: &Ctx, v: &[View], rng: &mut Rng, plan: &mut SourcePlan) -> (St
             format!("[\n{}\n]\n", items.join(",\n")),
         )
     } else {
-        ("gcp-lb-requests.jsonl".into(), lines(&entries))
+        ("gcp-lb-requests.jsonl".into(), entries.collect::<Lines>().0)
     }
 }
 
