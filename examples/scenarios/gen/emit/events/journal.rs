@@ -173,11 +173,11 @@ pub fn write(ctx: &Ctx, clock: &Clock, rng: &mut Rng, plan: &mut SourcePlan) -> 
         })
         .collect();
     let n = out.len();
-    vec![OutFile::new(
-        "journal.log",
-        "journal",
-        "events",
-        lines(&out),
-        n,
-    )]
+    // journalctl says so when nothing matched.
+    let body = if out.is_empty() {
+        "-- No entries --\n".to_string()
+    } else {
+        lines(&out)
+    };
+    vec![OutFile::new("journal.log", "journal", "events", body, n)]
 }
