@@ -13,13 +13,13 @@ use flate2::{Compression, GzBuilder};
 use super::plan::{FilePlan, OutFile, Plan};
 use crate::gen::rng::Rng;
 
-/// `a/b.log` -> `a/b-2.log`.
+/// `a/b.log` -> `a/b-2.log` (before the last extension, so dotted host names stay whole).
 fn numbered(name: &str, k: usize) -> String {
     let (dir, file) = name
         .rsplit_once('/')
         .map(|(d, f)| (format!("{d}/"), f))
         .unwrap_or((String::new(), name));
-    match file.split_once('.') {
+    match file.rsplit_once('.') {
         Some((stem, ext)) => format!("{dir}{stem}-{k}.{ext}"),
         None => format!("{dir}{file}-{k}"),
     }
@@ -100,6 +100,10 @@ mod tests {
         assert_eq!(numbered("logs/web-1.log", 2), "logs/web-1-2.log");
         assert_eq!(numbered("metrics.prom", 3), "metrics-3.prom");
         assert_eq!(numbered("journal", 2), "journal-2");
+        assert_eq!(
+            numbered("logs/ip-10-0-0-5.ec2.internal.log", 2),
+            "logs/ip-10-0-0-5.ec2.internal-2.log"
+        );
     }
 
     #[test]

@@ -292,6 +292,9 @@ pub fn write(ctx: &Ctx, ch: &AppChoice, clock: Clock, rng: &mut Rng) -> SourceOu
     match ch.layout {
         Layout::Merged => groups.push((String::new(), None, all.clone())),
         Layout::PerInstance => {
+            // Runtime envelopes keep one file per container; otherwise a host's log file holds
+            // every process that ran on it (a VM's old and new version after a deploy).
+            let per_container = matches!(ch.envelope, Some(Envelope::DockerJson | Envelope::Cri));
             for (i, my_name) in me.iter().enumerate() {
                 // ECS log streams downloaded one by one are named by task.
                 let stem = if ctx.platform == Platform::Ecs && ch.envelope.is_none() {
@@ -299,11 +302,14 @@ pub fn write(ctx: &Ctx, ch: &AppChoice, clock: Clock, rng: &mut Rng) -> SourceOu
                 } else {
                     my_name.clone()
                 };
-                groups.push((
-                    stem,
-                    Some(i),
-                    all.iter().copied().filter(|l| l.instance == i).collect(),
-                ));
+                let mine: Vec<&AppLog> = all.iter().copied().filter(|l| l.instance == i).collect();
+                match groups.iter_mut().find(|g| g.0 == stem && !per_container) {
+                    Some(g) => {
+                        g.2.extend(mine);
+                        g.2.sort_by_key(|l| (l.ts, l.instance));
+                    }
+                    None => groups.push((stem, Some(i), mine)),
+                }
             }
         }
         Layout::Kubectl => {
