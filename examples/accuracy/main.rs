@@ -42,34 +42,19 @@ fn parse() -> Result<Args, String> {
     while let Some(x) = it.next() {
         let mut val = |name: &str| it.next().ok_or(format!("{name} needs a value"));
         match x.as_str() {
-            "--draws" => {
-                a.draws = val("--draws")?
-                    .parse()
-                    .map_err(|e| format!("--draws: {e}"))?
-            }
+            "--draws" => a.draws = val("--draws")?.parse().map_err(|e| format!("--draws: {e}"))?,
             "--scenario" => a.scenario = Some(val("--scenario")?),
-            "--first-seed" => {
-                a.first_seed = val("--first-seed")?
-                    .parse()
-                    .map_err(|e| format!("--first-seed: {e}"))?
-            }
+            "--first-seed" => a.first_seed = val("--first-seed")?.parse().map_err(|e| format!("--first-seed: {e}"))?,
             "--keep" => a.keep = Some(PathBuf::from(val("--keep")?)),
             "--bin" => a.bin = PathBuf::from(val("--bin")?),
-            "--threads" => {
-                a.threads = val("--threads")?
-                    .parse()
-                    .map_err(|e| format!("--threads: {e}"))?
-            }
+            "--threads" => a.threads = val("--threads")?.parse().map_err(|e| format!("--threads: {e}"))?,
             "--small" => a.small = true,
             _ => return Err(format!("unknown argument {x}")),
         }
     }
     if let Some(s) = &a.scenario {
         if !gen::scenarios::NAMES.contains(&s.as_str()) {
-            return Err(format!(
-                "unknown scenario {s} (one of: {})",
-                gen::scenarios::NAMES.join(", ")
-            ));
+            return Err(format!("unknown scenario {s} (one of: {})", gen::scenarios::NAMES.join(", ")));
         }
     }
     Ok(a)
@@ -89,17 +74,10 @@ fn main() -> ExitCode {
         return ExitCode::FAILURE;
     }
     let names: Vec<&str> = match &a.scenario {
-        Some(s) => gen::scenarios::NAMES
-            .iter()
-            .copied()
-            .filter(|n| n == s)
-            .collect(),
+        Some(s) => gen::scenarios::NAMES.iter().copied().filter(|n| n == s).collect(),
         None => gen::scenarios::NAMES.to_vec(),
     };
-    let jobs: Vec<(&str, u64)> = names
-        .iter()
-        .flat_map(|n| (a.first_seed..a.first_seed + a.draws).map(move |s| (*n, s)))
-        .collect();
+    let jobs: Vec<(&str, u64)> = names.iter().flat_map(|n| (a.first_seed..a.first_seed + a.draws).map(move |s| (*n, s))).collect();
     let results = run::all(&a, &jobs);
     let (passed, total) = table::print(&names, &results);
     println!("accuracy: {passed}/{total} checks");

@@ -28,10 +28,7 @@ pub fn ensure_binary(bin: &Path) -> Result<(), String> {
     if bin.exists() {
         return Ok(());
     }
-    eprintln!(
-        "accuracy: {} is missing; building it (cargo build --release)",
-        bin.display()
-    );
+    eprintln!("accuracy: {} is missing; building it (cargo build --release)", bin.display());
     let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
         .args(["build", "--release", "--bin", "postmortem"])
         .current_dir(env!("CARGO_MANIFEST_DIR"))
@@ -50,41 +47,26 @@ pub fn all(a: &Args, jobs: &[(&str, u64)]) -> Vec<DrawResult> {
         for _ in 0..a.threads.max(1) {
             s.spawn(|| loop {
                 let k = next.fetch_add(1, Ordering::Relaxed);
-                let Some(&(name, seed)) = jobs.get(k) else {
-                    break;
-                };
+                let Some(&(name, seed)) = jobs.get(k) else { break };
                 let r = one(a, name, seed);
                 let bad = r.error.is_some() || r.checks.iter().any(|c| !c.passed);
-                eprintln!(
-                    "accuracy: {name} seed {seed}: {}",
-                    if bad { "failures" } else { "ok" }
-                );
+                eprintln!("accuracy: {name} seed {seed}: {}", if bad { "failures" } else { "ok" });
                 if let Ok(mut o) = out.lock() {
                     o[k] = Some(r);
                 }
             });
         }
     });
-    out.into_inner()
-        .unwrap_or_default()
-        .into_iter()
-        .flatten()
-        .collect()
+    out.into_inner().unwrap_or_default().into_iter().flatten().collect()
 }
 
 fn one(a: &Args, name: &str, seed: u64) -> DrawResult {
-    let mut r = DrawResult {
-        scenario: name.to_string(),
-        seed,
-        checks: Vec::new(),
-        error: None,
-    };
+    let mut r = DrawResult { scenario: name.to_string(), seed, checks: Vec::new(), error: None };
     let Some(g) = gen::generate(name, seed, a.small) else {
         r.error = Some("unknown scenario".into());
         return r;
     };
-    let dir =
-        std::env::temp_dir().join(format!("pm-accuracy-{}-{name}-{seed}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!("pm-accuracy-{}-{name}-{seed}", std::process::id()));
     let _ = fs::remove_dir_all(&dir);
     let truth = match gen::write(&g, &dir, &gen::emit::Force::default()) {
         Ok(t) => t,
@@ -93,12 +75,7 @@ fn one(a: &Args, name: &str, seed: u64) -> DrawResult {
             return r;
         }
     };
-    let args: Vec<String> = truth["analyze_args"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|v| v.as_str().map(str::to_string))
-        .collect();
+    let args: Vec<String> = truth["analyze_args"].as_array().into_iter().flatten().filter_map(|v| v.as_str().map(str::to_string)).collect();
     let report = analyze(&a.bin, &args, &dir);
     match &report {
         Ok(rep) => r.checks = check_report(&truth, rep),
@@ -116,15 +93,7 @@ fn one(a: &Args, name: &str, seed: u64) -> DrawResult {
             Err(e) => e.clone(),
         };
         let _ = fs::write(to.join("report.json"), body);
-        let _ = fs::write(
-            to.join("command.txt"),
-            format!(
-                "{} analyze --json {} {}\n",
-                a.bin.display(),
-                args.join(" "),
-                to.display()
-            ),
-        );
+        let _ = fs::write(to.join("command.txt"), format!("{} analyze --json {} {}\n", a.bin.display(), args.join(" "), to.display()));
     }
     let _ = fs::remove_dir_all(&dir);
     r

@@ -10,16 +10,12 @@ pub fn print(names: &[&str], results: &[DrawResult]) -> (usize, usize) {
     let mut cells: BTreeMap<(&str, &str), (usize, usize)> = BTreeMap::new();
     for r in results {
         for c in &r.checks {
-            let e = cells
-                .entry((scenario(names, &r.scenario), c.class))
-                .or_default();
+            let e = cells.entry((scenario(names, &r.scenario), c.class)).or_default();
             e.0 += c.passed as usize;
             e.1 += 1;
         }
         if r.error.is_some() {
-            let e = cells
-                .entry((scenario(names, &r.scenario), "incident"))
-                .or_default();
+            let e = cells.entry((scenario(names, &r.scenario), "incident")).or_default();
             e.1 += 1;
         }
     }
@@ -61,21 +57,9 @@ pub fn print(names: &[&str], results: &[DrawResult]) -> (usize, usize) {
     let failures: Vec<String> = results
         .iter()
         .flat_map(|r| {
-            let err = r.error.iter().map(move |e| {
-                format!(
-                    "{:<17} {:>6}  {:<36} {:<28} {}",
-                    r.scenario, r.seed, "analysis", "a report", e
-                )
-            });
+            let err = r.error.iter().map(move |e| format!("{:<17} {:>6}  {:<36} {:<28} {}", r.scenario, r.seed, "analysis", "a report", e));
             let checks = r.checks.iter().filter(|c| !c.passed).map(move |c| {
-                format!(
-                    "{:<17} {:>6}  {:<36} {:<28} {}",
-                    r.scenario,
-                    r.seed,
-                    format!("{}: {}", c.class, c.name),
-                    c.expected,
-                    c.got
-                )
+                format!("{:<17} {:>6}  {:<36} {:<28} {}", r.scenario, r.seed, format!("{}: {}", c.class, c.name), c.expected, c.got)
             });
             err.chain(checks)
         })
@@ -83,10 +67,7 @@ pub fn print(names: &[&str], results: &[DrawResult]) -> (usize, usize) {
     if !failures.is_empty() {
         println!();
         println!("failures ({}):", failures.len());
-        println!(
-            "{:<17} {:>6}  {:<36} {:<28} got",
-            "scenario", "seed", "check", "expected"
-        );
+        println!("{:<17} {:>6}  {:<36} {:<28} got", "scenario", "seed", "check", "expected");
         for f in failures {
             println!("{f}");
         }

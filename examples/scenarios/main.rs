@@ -22,21 +22,13 @@ struct Args {
     small: bool,
     list: bool,
     stats: bool,
+    debug: bool,
     draws: u64,
     first_seed: u64,
 }
 
 fn parse() -> Result<Args, String> {
-    let mut a = Args {
-        scenario: None,
-        seed: 1,
-        out: None,
-        small: false,
-        list: false,
-        stats: false,
-        draws: 100,
-        first_seed: 1,
-    };
+    let mut a = Args { scenario: None, seed: 1, out: None, small: false, list: false, stats: false, debug: false, draws: 100, first_seed: 1 };
     let mut it = std::env::args().skip(1);
     while let Some(x) = it.next() {
         let mut val = |name: &str| it.next().ok_or(format!("{name} needs a value"));
@@ -44,19 +36,12 @@ fn parse() -> Result<Args, String> {
             "--scenario" => a.scenario = Some(val("--scenario")?),
             "--seed" => a.seed = val("--seed")?.parse().map_err(|e| format!("--seed: {e}"))?,
             "--out" => a.out = Some(PathBuf::from(val("--out")?)),
-            "--draws" => {
-                a.draws = val("--draws")?
-                    .parse()
-                    .map_err(|e| format!("--draws: {e}"))?
-            }
-            "--first-seed" => {
-                a.first_seed = val("--first-seed")?
-                    .parse()
-                    .map_err(|e| format!("--first-seed: {e}"))?
-            }
+            "--draws" => a.draws = val("--draws")?.parse().map_err(|e| format!("--draws: {e}"))?,
+            "--first-seed" => a.first_seed = val("--first-seed")?.parse().map_err(|e| format!("--first-seed: {e}"))?,
             "--small" => a.small = true,
             "--list" => a.list = true,
             "--stats" => a.stats = true,
+            "--debug" => a.debug = true,
             "-h" | "--help" => return Err(String::new()),
             _ => return Err(format!("unknown argument {x}")),
         }
@@ -95,6 +80,13 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
         stats::print(&names, a.first_seed, a.draws, a.small);
+        return ExitCode::SUCCESS;
+    }
+    if let (true, Some(name)) = (a.debug, &a.scenario) {
+        match gen::generate(name, a.seed, a.small) {
+            Some(g) => stats::debug(&g),
+            None => eprintln!("scenarios: unknown scenario {name}"),
+        }
         return ExitCode::SUCCESS;
     }
     let (Some(name), Some(out)) = (a.scenario, a.out) else {

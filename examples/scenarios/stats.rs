@@ -28,36 +28,21 @@ pub fn print(names: &[&str], first: u64, draws: u64, small: bool) {
         let mut problems: BTreeMap<String, u64> = BTreeMap::new();
         for seed in first..first + draws {
             let t0 = Instant::now();
-            let Some(g) = gen::generate(name, seed, small) else {
-                continue;
-            };
+            let Some(g) = gen::generate(name, seed, small) else { continue };
             ms.push(t0.elapsed().as_secs_f64() * 1000.0 / g.attempts as f64);
             let t = &g.truth.json;
             for p in t["patterns"].as_array().into_iter().flatten() {
-                *req.entry(
-                    ids.iter()
-                        .find(|x| **x == p.as_str().unwrap_or(""))
-                        .copied()
-                        .unwrap_or("?"),
-                )
-                .or_default() += 1;
+                *req.entry(ids.iter().find(|x| **x == p.as_str().unwrap_or("")).copied().unwrap_or("?")).or_default() += 1;
             }
             for p in t["forbidden_patterns"].as_array().into_iter().flatten() {
-                *forb
-                    .entry(
-                        ids.iter()
-                            .find(|x| **x == p.as_str().unwrap_or(""))
-                            .copied()
-                            .unwrap_or("?"),
-                    )
-                    .or_default() += 1;
+                *forb.entry(ids.iter().find(|x| **x == p.as_str().unwrap_or("")).copied().unwrap_or("?")).or_default() += 1;
             }
             incident += (t["incident"].as_bool() == Some(true) && t["onset"].is_string()) as u64;
             culprit += t["culprit"].is_object() as u64;
             ambiguous += (t["culprit_ambiguous"].as_bool() == Some(true)) as u64;
             redraws += (g.attempts > 1) as u64;
             unusable += (!g.truth.usable) as u64;
-            for p in &g.truth.problems {
+            for p in g.truth.problems.iter().chain(&g.rejected) {
                 *problems.entry(p.clone()).or_default() += 1;
             }
             if let Some(x) = t["onset_tolerance_s"].as_i64() {
@@ -97,11 +82,36 @@ fn q(v: &mut [f64]) -> String {
     }
     v.sort_by(f64::total_cmp);
     let at = |p: f64| v[((v.len() - 1) as f64 * p).round() as usize];
-    format!(
-        "{:.0}/{:.0}/{:.0}/{:.0}",
-        v[0],
-        at(0.5),
-        at(0.9),
-        v[v.len() - 1]
-    )
+    format!("{:.0}/{:.0}/{:.0}/{:.0}", v[0], at(0.5), at(0.9), v[v.len() - 1])
+}
+
+/// What happened in one draw, minute by minute around the incident (for `--debug`).
+pub fn debug(g: &gen::Generated) {
+    use gen::time::iso_s;
+    let w = &g.world;
+    let gr = &g.ground;
+    println!("{} seed {} (attempt {}): {} requests, span {} .. {}, fault {}", g.draw.name, g.draw.seed, g.attempts, w.requests.len(), iso_s(w.start), iso_s(w.end), iso_s(g.draw.intent.fault));
+    println!("params {}", serde_json::Value::Object(g.draw.params.clone()));
+    println!("alert {:?}", gr.alert_at.map(iso_s));
+    for (t, a) in &gr.actions {
+        println!("action {} {a}", iso_s(*t));
+    }
+    for (i, inst) in w.instances.iter().enumerate() {
+        let ends: Vec<String> = inst.lives.iter().filter_map(|l| Some(format!("{}:{:?}", iso_s(l.ended?), l.end_cause?))).collect();
+        println!("instance {i} {} {} lives {} ends {}", inst.pod, inst.version, inst.lives.len(), ends.join(" "));
+    }
+    let mut per: BTreeMap<i64, (u32, u32, f64, u32)> = BTreeMap::new();
+    for (r, x) in w.requests.iter().zip(&gr.requests) {
+        let e = per.entry((r.start - w.start) / 60_000).or_default();
+        e.0 += 1;
+        e.1 += gen::truth::symptoms::fault_failure(r, x) as u32;
+        e.2 += r.duration_ms as f64;
+        e.3 += r.retry as u32;
+    }
+    let q: BTreeMap<i64, f64> = gr.queue.iter().map(|(t, v)| ((t - w.start) / 60_000, *v)).collect();
+    println!("minute  start                requests failed mean_ms retries queue");
+    for (m, (n, f, l, re)) in per {
+        println!("{m:>6}  {}  {n:>8} {f:>6} {:>7.0} {re:>7} {}", iso_s(w.start + m * 60_000), l / n.max(1) as f64, q.get(&m).map_or(String::new(), |x| format!("{x:.0}")));
+    }
+    println!("truth {}", serde_json::to_string_pretty(&g.truth.json).unwrap_or_default());
 }

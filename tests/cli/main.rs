@@ -7,6 +7,10 @@ mod commands;
 mod corpus;
 mod envelopes;
 mod fixture;
+// The scenario generator, shared with `examples/scenarios` and `examples/accuracy`.
+#[path = "../../examples/scenarios/gen/mod.rs"]
+mod gen;
 mod patterns;
 mod samples;
+mod scenarios;
 mod timeless;

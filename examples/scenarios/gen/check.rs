@@ -66,14 +66,7 @@ pub fn parse_time(s: &str) -> Option<i64> {
         return None;
     }
     let num = |a: usize, z: usize| s.get(a..z)?.parse::<i64>().ok();
-    let ms = epoch_ms(
-        num(0, 4)?,
-        num(5, 7)?,
-        num(8, 10)?,
-        num(11, 13)?,
-        num(14, 16)?,
-        num(17, 19)?,
-    );
+    let ms = epoch_ms(num(0, 4)?, num(5, 7)?, num(8, 10)?, num(11, 13)?, num(14, 16)?, num(17, 19)?);
     let mut rest = &s[19..];
     if let Some(r) = rest.strip_prefix('.') {
         rest = r.trim_start_matches(|c: char| c.is_ascii_digit());
@@ -99,21 +92,8 @@ fn t(v: &Value) -> Option<i64> {
     v.as_str().and_then(parse_time)
 }
 
-fn check(
-    out: &mut Vec<Check>,
-    class: &'static str,
-    name: impl Into<String>,
-    passed: bool,
-    expected: impl Into<String>,
-    got: impl Into<String>,
-) {
-    out.push(Check {
-        class,
-        name: name.into(),
-        passed,
-        expected: expected.into(),
-        got: got.into(),
-    });
+fn check(out: &mut Vec<Check>, class: &'static str, name: impl Into<String>, passed: bool, expected: impl Into<String>, got: impl Into<String>) {
+    out.push(Check { class, name: name.into(), passed, expected: expected.into(), got: got.into() });
 }
 
 /// The tenant the report blames: its first attribution row when the load is not organic.
@@ -122,9 +102,7 @@ fn blamed(report: &Value) -> Option<String> {
     if a["organic"].as_bool() == Some(true) {
         return None;
     }
-    a["rows"].as_array()?.first()?["tenant"]
-        .as_str()
-        .map(str::to_string)
+    a["rows"].as_array()?.first()?["tenant"].as_str().map(str::to_string)
 }
 
 fn best_confidence(report: &Value, pattern: &str) -> f64 {
@@ -141,45 +119,18 @@ pub fn check_report(truth: &Value, report: &Value) -> Vec<Check> {
     let mut out = Vec::new();
     let found = report["incident"]["found"].as_bool().unwrap_or(false);
     let expected = truth["incident"].as_bool().unwrap_or(false);
-    check(
-        &mut out,
-        "incident",
-        "incident found",
-        found == expected,
-        expected.to_string(),
-        found.to_string(),
-    );
+    check(&mut out, "incident", "incident found", found == expected, expected.to_string(), found.to_string());
     if !expected {
         let strong: Vec<String> = report["findings"]
             .as_array()
             .into_iter()
             .flatten()
             .filter(|f| f["confidence"].as_f64().unwrap_or(0.0) >= 0.5)
-            .map(|f| {
-                format!(
-                    "{} {}",
-                    f["pattern"].as_str().unwrap_or("?"),
-                    f["confidence"]
-                )
-            })
+            .map(|f| format!("{} {}", f["pattern"].as_str().unwrap_or("?"), f["confidence"]))
             .collect();
-        check(
-            &mut out,
-            "quiet",
-            "no finding >= 0.5",
-            strong.is_empty(),
-            "none",
-            strong.join(", "),
-        );
+        check(&mut out, "quiet", "no finding >= 0.5", strong.is_empty(), "none", strong.join(", "));
         let b = blamed(report);
-        check(
-            &mut out,
-            "culprit",
-            "culprit",
-            b.is_none(),
-            "none",
-            b.unwrap_or_else(|| "none".into()),
-        );
+        check(&mut out, "culprit", "culprit", b.is_none(), "none", b.unwrap_or_else(|| "none".into()));
         return out;
     }
     if !found {
@@ -208,40 +159,16 @@ pub fn check_report(truth: &Value, report: &Value) -> Vec<Check> {
     if truth["culprit_ambiguous"].as_bool() != Some(true) {
         let want = truth["culprit"]["tenant"].as_str().map(str::to_string);
         let got = blamed(report);
-        check(
-            &mut out,
-            "culprit",
-            "culprit",
-            want == got,
-            want.unwrap_or_else(|| "none".into()),
-            got.unwrap_or_else(|| "none".into()),
-        );
+        check(&mut out, "culprit", "culprit", want == got, want.unwrap_or_else(|| "none".into()), got.unwrap_or_else(|| "none".into()));
     }
     let organic = truth["organic"].as_bool().unwrap_or(true);
     let got = report["attribution"]["organic"].as_bool();
-    check(
-        &mut out,
-        "organic",
-        "organic",
-        got == Some(organic),
-        organic.to_string(),
-        got.map_or("null".into(), |x| x.to_string()),
-    );
-    for p in truth["patterns"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_str)
-    {
+    check(&mut out, "organic", "organic", got == Some(organic), organic.to_string(), got.map_or("null".into(), |x| x.to_string()));
+    for p in truth["patterns"].as_array().into_iter().flatten().filter_map(Value::as_str) {
         let c = best_confidence(report, p);
         check(&mut out, "required", p, c >= 0.5, ">= 0.5", format!("{c}"));
     }
-    for p in truth["forbidden_patterns"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_str)
-    {
+    for p in truth["forbidden_patterns"].as_array().into_iter().flatten().filter_map(Value::as_str) {
         let c = best_confidence(report, p);
         check(&mut out, "forbidden", p, c < 0.5, "< 0.5", format!("{c}"));
     }
@@ -251,55 +178,16 @@ pub fn check_report(truth: &Value, report: &Value) -> Vec<Check> {
 }
 
 fn instances(out: &mut Vec<Check>, truth: &Value, report: &Value) {
-    let affected: Vec<&Value> = truth["instances"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter(|i| i["affected"] == true)
-        .collect();
-    let named: Vec<&str> = report["impact"]["instances_affected"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_str)
-        .collect();
+    let affected: Vec<&Value> = truth["instances"].as_array().into_iter().flatten().filter(|i| i["affected"] == true).collect();
+    let named: Vec<&str> = report["impact"]["instances_affected"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
     let want = truth["instances_affected"].as_u64().unwrap_or(0) as usize;
-    check(
-        out,
-        "instances",
-        "instances affected",
-        named.len() == want,
-        want.to_string(),
-        named.len().to_string(),
-    );
-    let is = |i: &Value, n: &str| {
-        ["pod", "addr", "ip", "host", "task_id"]
-            .iter()
-            .any(|k| i[*k].as_str() == Some(n))
-    };
-    let strangers: Vec<&str> = named
-        .iter()
-        .copied()
-        .filter(|n| !affected.iter().any(|i| is(i, n)))
-        .collect();
-    check(
-        out,
-        "instances",
-        "instances named are affected ones",
-        strangers.is_empty(),
-        "affected instances",
-        strangers.join(", "),
-    );
+    check(out, "instances", "instances affected", named.len() == want, want.to_string(), named.len().to_string());
+    let is = |i: &Value, n: &str| ["pod", "addr", "ip", "host", "task_id"].iter().any(|k| i[*k].as_str() == Some(n));
+    let strangers: Vec<&str> = named.iter().copied().filter(|n| !affected.iter().any(|i| is(i, n))).collect();
+    check(out, "instances", "instances named are affected ones", strangers.is_empty(), "affected instances", strangers.join(", "));
     if let Some(total) = report["impact"]["instances_total"].as_u64() {
         let fleet = truth["fleet_size"].as_u64().unwrap_or(0);
-        check(
-            out,
-            "instances",
-            "fleet size",
-            total == fleet,
-            fleet.to_string(),
-            total.to_string(),
-        );
+        check(out, "instances", "fleet size", total == fleet, fleet.to_string(), total.to_string());
     }
 }
 
@@ -315,9 +203,7 @@ fn timeline(out: &mut Vec<Check>, truth: &Value, report: &Value) {
             Some((kind, t(&e["ts"])?))
         })
         .collect();
-    let Some(points) = truth["timeline"].as_object() else {
-        return;
-    };
+    let Some(points) = truth["timeline"].as_object() else { return };
     for (kind, v) in points {
         if kind == "recovered" {
             continue;
@@ -328,11 +214,7 @@ fn timeline(out: &mut Vec<Check>, truth: &Value, report: &Value) {
         };
         for x in times {
             let Some(want) = t(x) else { continue };
-            let near = entries
-                .iter()
-                .filter(|e| e.0 == kind)
-                .map(|e| (e.1 - want).abs())
-                .min();
+            let near = entries.iter().filter(|e| e.0 == kind).map(|e| (e.1 - want).abs()).min();
             check(
                 out,
                 "timeline",
@@ -352,10 +234,7 @@ mod tests {
 
     #[test]
     fn times_parse_with_fractions_and_offsets() {
-        assert_eq!(
-            parse_time("2026-10-01T07:56:55Z"),
-            parse_time("2026-10-01T13:26:55.250+05:30")
-        );
+        assert_eq!(parse_time("2026-10-01T07:56:55Z"), parse_time("2026-10-01T13:26:55.250+05:30"));
         assert_eq!(parse_time("1970-01-01T00:01:00Z"), Some(60));
         assert_eq!(parse_time("garbage"), None);
     }
@@ -388,20 +267,8 @@ mod tests {
             "timeline": [{"ts": "2026-10-01T07:58:00Z", "kind": "surge_start"}],
         });
         let c = check_report(&truth, &bad);
-        for class in [
-            "onset",
-            "recovery",
-            "culprit",
-            "organic",
-            "required",
-            "forbidden",
-            "instances",
-            "timeline",
-        ] {
-            assert!(
-                c.iter().any(|x| x.class == class && !x.passed),
-                "{class} should fail: {c:?}"
-            );
+        for class in ["onset", "recovery", "culprit", "organic", "required", "forbidden", "instances", "timeline"] {
+            assert!(c.iter().any(|x| x.class == class && !x.passed), "{class} should fail: {c:?}");
         }
     }
 }

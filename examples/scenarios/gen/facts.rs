@@ -36,32 +36,6 @@ pub struct World {
     /// manual restarts, rate limits), sorted by `ts`. The orchestrator's own view of a rollout
     /// is in `events` too (ScalingReplicaSet ...).
     pub changes: Vec<Change>,
-    /// The application's language, framework and pool library (the habits its logs follow).
-    pub stack: StackInfo,
-    /// Route templates (`/api/v1/accounts/{tenant}/exports`), indexed by [`Request::route`].
-    pub routes: Vec<String>,
-    /// True when the tenant id is a segment of the API paths (`/accounts/{tenant}/...`); when
-    /// false the writer puts it where its family does (a header, the query, a JSON field).
-    pub tenant_in_path: bool,
-    /// The business time zone of the traffic's diurnal shape, as an offset from UTC (ms) and
-    /// its IANA name: writers that print local times use it.
-    pub tz_offset_ms: Ms,
-    pub tz_name: String,
-}
-
-/// What the application is built with, for writers that follow a stack's habits.
-#[derive(Clone, Debug, Default)]
-pub struct StackInfo {
-    /// `java`, `python`, `ruby`, `node`, `go`.
-    pub lang: String,
-    /// `spring-boot`, `gunicorn-flask`, `rails-puma`, `express`, `go-net-http`.
-    pub framework: String,
-    /// `hikaricp`, `sqlalchemy`, `activerecord`, `knex`, `node-postgres`, `pgx`.
-    pub pool_lib: String,
-    /// The pool's name where the library has one (`HikariPool-1`), else `main`.
-    pub pool_name: String,
-    /// The container's name in the pod (`api`).
-    pub container: String,
 }
 
 /// One instance of the service: a pod, an ECS task, a VM process. Restarts in place keep the
@@ -173,14 +147,6 @@ pub struct Request {
     pub failure: Option<Failure>,
     /// True when this request is a client's re-send of one that failed (ground truth only).
     pub retry: bool,
-    /// Index into [`World::routes`]: the template this path was made from.
-    pub route: u16,
-    /// True for a failure drawn as background noise (a scattered application error), not
-    /// caused by any condition of the service (ground truth only).
-    pub noise: bool,
-    /// Time spent waiting for a pool connection, and holding one (ground truth only).
-    pub pool_wait_ms: u32,
-    pub pool_hold_ms: u32,
 }
 
 /// Why a request failed, as the simulation knows it.

@@ -13,9 +13,9 @@ pub mod facts;
 pub mod people;
 pub mod rng;
 pub mod routes;
-pub mod scenarios;
 pub mod sim;
 pub mod stack;
+pub mod scenarios;
 pub mod time;
 pub mod truth;
 
@@ -31,6 +31,8 @@ pub struct Generated {
     pub truth: truth::Truth,
     /// How many draws it took to meet the scenario's promises (1: the first).
     pub attempts: u32,
+    /// Why the earlier draws were set aside.
+    pub rejected: Vec<String>,
 }
 
 /// Draws scenario `name` from `seed`, simulates it and measures its truth. A draw that breaks
@@ -38,21 +40,19 @@ pub struct Generated {
 /// incident on a quiet day) is drawn again from a derived seed, up to eight times: the same
 /// arguments always give the same result.
 pub fn generate(name: &str, seed: u64, small: bool) -> Option<Generated> {
-    let mut last = None;
+    let mut last: Option<Generated> = None;
+    let mut rejected = Vec::new();
     for attempt in 0..8u64 {
+        if let Some(g) = &last {
+            rejected.extend(g.truth.problems.iter().cloned());
+        }
         let sub = seed ^ attempt.wrapping_mul(0x9E37_79B9_7F4A_7C15);
         let mut draw = scenarios::draw(name, sub, small)?;
         draw.seed = seed;
         let (world, ground) = sim::run(&draw.cfg, sub);
         let truth = truth::measure(&draw, &world, &ground);
         let usable = truth.usable;
-        last = Some(Generated {
-            draw,
-            world,
-            ground,
-            truth,
-            attempts: attempt as u32 + 1,
-        });
+        last = Some(Generated { draw, world, ground, truth, attempts: attempt as u32 + 1, rejected: rejected.clone() });
         if usable {
             break;
         }
@@ -62,21 +62,13 @@ pub fn generate(name: &str, seed: u64, small: bool) -> Option<Generated> {
 
 /// Writes a generated draw's inputs (in the formats `emit` draws, `force` pinning some) and
 /// its `truth.json` into `out`; returns the truth with the files and `analyze` arguments.
-pub fn write(
-    g: &Generated,
-    out: &Path,
-    force: &emit::Force,
-) -> Result<Value, Box<dyn std::error::Error>> {
+pub fn write(g: &Generated, out: &Path, force: &emit::Force) -> Result<Value, Box<dyn std::error::Error>> {
     std::fs::create_dir_all(out)?;
     let mut rng = rng::Rng::new(g.draw.seed ^ 0x00E1_1717);
     let written = emit::write(&g.world, &mut rng, out, force)?;
     let mut t = g.truth.json.clone();
     if let Some(o) = t.as_object_mut() {
-        let files: serde_json::Map<String, Value> = written
-            .files
-            .iter()
-            .map(|(f, fam)| (f.clone(), json!(fam)))
-            .collect();
+        let files: serde_json::Map<String, Value> = written.files.iter().map(|(f, fam)| (f.clone(), json!(fam))).collect();
         o.insert("files".into(), Value::Object(files));
         o.insert("analyze_args".into(), json!(written.analyze_args));
         o.insert("draw_attempts".into(), json!(g.attempts));
@@ -84,9 +76,6 @@ pub fn write(
             o.insert("problems".into(), json!(g.truth.problems));
         }
     }
-    std::fs::write(
-        out.join("truth.json"),
-        serde_json::to_string_pretty(&t)? + "\n",
-    )?;
+    std::fs::write(out.join("truth.json"), serde_json::to_string_pretty(&t)? + "\n")?;
     Ok(t)
 }

@@ -84,10 +84,7 @@ const SDKS: [(&str, &str); 6] = [
     ("Go-http-client", "Go-http-client/1.1"),
     ("axios", "axios/1.6.8"),
     ("curl", "curl/8.5.0"),
-    (
-        "node-fetch",
-        "node-fetch/1.0 (+https://github.com/bitinn/node-fetch)",
-    ),
+    ("node-fetch", "node-fetch/1.0 (+https://github.com/bitinn/node-fetch)"),
 ];
 
 /// Named integrations: (product token, version) -> `token/version (+https://token.example)`.
@@ -107,40 +104,14 @@ const INTEGRATIONS: [&str; 12] = [
 ];
 
 const SLUG_WORDS: [&str; 24] = [
-    "acme",
-    "globex",
-    "initech",
-    "umbrella",
-    "stark",
-    "wayne",
-    "hooli",
-    "vandelay",
-    "wonka",
-    "tyrell",
-    "cyberdyne",
-    "soylent",
-    "monarch",
-    "nakatomi",
-    "oscorp",
-    "pied",
-    "piper",
-    "massive",
-    "dynamic",
-    "blue",
-    "north",
-    "river",
-    "summit",
-    "bright",
+    "acme", "globex", "initech", "umbrella", "stark", "wayne", "hooli", "vandelay", "wonka",
+    "tyrell", "cyberdyne", "soylent", "monarch", "nakatomi", "oscorp", "pied", "piper",
+    "massive", "dynamic", "blue", "north", "river", "summit", "bright",
 ];
 
 impl People {
     pub fn draw(rng: &mut Rng, n: usize) -> People {
-        let style = rng.pick(&[
-            IdStyle::Prefixed,
-            IdStyle::Numeric,
-            IdStyle::Uuid,
-            IdStyle::Slug,
-        ]);
+        let style = rng.pick(&[IdStyle::Prefixed, IdStyle::Numeric, IdStyle::Uuid, IdStyle::Slug]);
         let zipf = rng.uniform(0.7, 1.3);
         let offset = rng.uniform(1.0, 8.0);
         let mut ranks: Vec<usize> = (0..n).collect();
@@ -168,11 +139,7 @@ impl People {
             }
             let roll = rng.unit();
             let (kind, integration, user_agent) = if roll < 0.55 {
-                (
-                    ClientKind::Browser,
-                    "browser".to_string(),
-                    rng.pick(&BROWSERS).to_string(),
-                )
+                (ClientKind::Browser, "browser".to_string(), rng.pick(&BROWSERS).to_string())
             } else if roll < 0.85 {
                 let (tok, ua) = rng.pick(&SDKS);
                 (ClientKind::Sdk, tok.to_string(), ua.to_string())
@@ -209,12 +176,7 @@ impl People {
 
     /// Makes tenant `t` a named integration's client (a scenario's culprit), keeping its id.
     pub fn make_integration(&mut self, rng: &mut Rng, t: usize, token: &str) {
-        let ua = format!(
-            "{token}/{}.{}.{} (+https://{token}.example)",
-            rng.range(1, 4),
-            rng.range(0, 12),
-            rng.range(0, 9)
-        );
+        let ua = format!("{token}/{}.{}.{} (+https://{token}.example)", rng.range(1, 4), rng.range(0, 12), rng.range(0, 9));
         self.tenants[t].integration = token.to_string();
         self.tenants[t].user_agent = ua;
         self.tenants[t].api_key = Some(format!("sk_live_{}", rng.hex(24)));
@@ -288,11 +250,7 @@ fn policy(rng: &mut Rng, kind: ClientKind, integration: &str) -> RetryPolicy {
             factor: 2.0,
             jitter: rng.chance(0.5),
             on_429: true,
-            timeout_ms: if rng.chance(0.5) {
-                rng.range(20, 60) * 1000
-            } else {
-                0
-            },
+            timeout_ms: if rng.chance(0.5) { rng.range(20, 60) * 1000 } else { 0 },
         },
     }
 }

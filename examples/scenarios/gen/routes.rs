@@ -63,34 +63,14 @@ pub struct Api {
 }
 
 const RESOURCES: [&str; 16] = [
-    "projects",
-    "runs",
-    "test-cases",
-    "users",
-    "invoices",
-    "reports",
-    "events",
-    "alerts",
-    "orders",
-    "items",
-    "documents",
-    "comments",
-    "environments",
-    "pipelines",
-    "builds",
-    "tickets",
+    "projects", "runs", "test-cases", "users", "invoices", "reports", "events", "alerts",
+    "orders", "items", "documents", "comments", "environments", "pipelines", "builds", "tickets",
 ];
 
 impl Api {
     pub fn draw(rng: &mut Rng, tenant_in_path: bool, health: (&str, &str)) -> Api {
         let prefix = if tenant_in_path {
-            rng.pick(&[
-                "/api/v1/accounts/{tenant}",
-                "/v2/orgs/{tenant}",
-                "/api/workspaces/{tenant}",
-                "/api/v1/tenants/{tenant}",
-            ])
-            .to_string()
+            rng.pick(&["/api/v1/accounts/{tenant}", "/v2/orgs/{tenant}", "/api/workspaces/{tenant}", "/api/v1/tenants/{tenant}"]).to_string()
         } else {
             rng.pick(&["/api/v1", "/v2", "/api"]).to_string()
         };
@@ -117,12 +97,7 @@ impl Api {
                 ("GET", base.clone(), true, 6.0),
                 ("GET", format!("{base}/{{id}}"), false, 8.0),
                 ("POST", base.clone(), false, 1.5),
-                (
-                    rng.pick(&["PUT", "PATCH"]),
-                    format!("{base}/{{id}}"),
-                    false,
-                    1.0,
-                ),
+                (rng.pick(&["PUT", "PATCH"]), format!("{base}/{{id}}"), false, 1.0),
                 ("GET", format!("{base}/{{id}}/{sub}"), true, 3.0),
             ];
             for (method, template, list, w) in shapes {
@@ -133,17 +108,11 @@ impl Api {
                 route.list = list;
                 route.weight = w * rng.log_uniform(0.3, 3.0);
                 let write = method != "GET";
-                route.db_ms = rng.log_uniform(2.0, 30.0)
-                    * if write { 2.0 } else { 1.0 }
-                    * if list { 2.0 } else { 1.0 };
+                route.db_ms = rng.log_uniform(2.0, 30.0) * if write { 2.0 } else { 1.0 } * if list { 2.0 } else { 1.0 };
                 route.db_sigma = rng.uniform(0.4, 0.9);
                 route.cpu_ms = rng.log_uniform(1.0, 12.0) * if list { 2.0 } else { 1.0 };
                 route.cpu_sigma = rng.uniform(0.3, 0.6);
-                route.bytes = if list {
-                    rng.log_uniform(3000.0, 60_000.0)
-                } else {
-                    rng.log_uniform(200.0, 4000.0)
-                };
+                route.bytes = if list { rng.log_uniform(3000.0, 60_000.0) } else { rng.log_uniform(200.0, 4000.0) };
                 api.routes.push(route);
             }
             k += 1;
@@ -172,10 +141,7 @@ impl Api {
 
     /// A route of the ordinary mix that reads a list (a scenario's culprit often pages one).
     pub fn list_route(&self) -> usize {
-        self.routes
-            .iter()
-            .position(|r| r.list && r.weight > 0.0)
-            .unwrap_or(0)
+        self.routes.iter().position(|r| r.list && r.weight > 0.0).unwrap_or(0)
     }
 
     /// The weights of the ordinary mix, indexed like `routes`.
@@ -186,18 +152,8 @@ impl Api {
     /// Weighted mean DB hold and CPU time of the ordinary mix (ms).
     pub fn mix_means(&self) -> (f64, f64) {
         let total: f64 = self.routes.iter().map(|r| r.weight).sum();
-        let db = self
-            .routes
-            .iter()
-            .map(|r| r.weight * r.mean_db())
-            .sum::<f64>()
-            / total;
-        let cpu = self
-            .routes
-            .iter()
-            .map(|r| r.weight * r.mean_cpu())
-            .sum::<f64>()
-            / total;
+        let db = self.routes.iter().map(|r| r.weight * r.mean_db()).sum::<f64>() / total;
+        let cpu = self.routes.iter().map(|r| r.weight * r.mean_cpu()).sum::<f64>() / total;
         (db, cpu)
     }
 
@@ -225,20 +181,9 @@ impl Api {
         }
         let query = if route.list {
             match rng.range(0, 3) {
-                0 => format!(
-                    "page={}&per_page={}",
-                    rng.range(1, 12),
-                    rng.pick(&[20, 50, 100])
-                ),
-                1 => format!(
-                    "limit={}&offset={}",
-                    rng.pick(&[25, 50, 100]),
-                    rng.range(0, 20) * 50
-                ),
-                2 => format!(
-                    "sort=-created_at&status={}",
-                    rng.pick(&["open", "closed", "all"])
-                ),
+                0 => format!("page={}&per_page={}", rng.range(1, 12), rng.pick(&[20, 50, 100])),
+                1 => format!("limit={}&offset={}", rng.pick(&[25, 50, 100]), rng.range(0, 20) * 50),
+                2 => format!("sort=-created_at&status={}", rng.pick(&["open", "closed", "all"])),
                 _ => String::new(),
             }
         } else {

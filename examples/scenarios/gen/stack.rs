@@ -5,7 +5,7 @@
 //! Every message is the library's real wording (HikariCP, SQLAlchemy, ActiveRecord, knex,
 //! node-postgres, pgx), so the tool meets what it will meet in the wild.
 
-use super::facts::{Level, StackInfo};
+use super::facts::Level;
 use super::rng::Rng;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -74,27 +74,11 @@ impl Stack {
             c.make_ascii_uppercase();
         }
         let (port, app, runtime_version) = match lang {
-            Lang::Java => (
-                8080,
-                format!("{cap}Application"),
-                rng.pick(&["17.0.11", "21.0.3"]),
-            ),
-            Lang::Python => (
-                8000,
-                format!("{service}.wsgi"),
-                rng.pick(&["22.0.0", "21.2.0"]),
-            ),
+            Lang::Java => (8080, format!("{cap}Application"), rng.pick(&["17.0.11", "21.0.3"])),
+            Lang::Python => (8000, format!("{service}.wsgi"), rng.pick(&["22.0.0", "21.2.0"])),
             Lang::Ruby => (3000, cap, rng.pick(&["6.4.2", "6.4.3"])),
-            Lang::Node => (
-                3000,
-                service.to_string(),
-                rng.pick(&["v20.14.0", "v22.3.0"]),
-            ),
-            Lang::Go => (
-                8080,
-                service.to_string(),
-                rng.pick(&["go1.22.4", "go1.23.1"]),
-            ),
+            Lang::Node => (3000, service.to_string(), rng.pick(&["v20.14.0", "v22.3.0"])),
+            Lang::Go => (8080, service.to_string(), rng.pick(&["go1.22.4", "go1.23.1"])),
         };
         Stack {
             lang,
@@ -103,31 +87,6 @@ impl Stack {
             app,
             cpu_fifo: matches!(lang, Lang::Node | Lang::Python),
             runtime_version: runtime_version.to_string(),
-        }
-    }
-
-    pub fn info(&self) -> StackInfo {
-        let (lang, framework) = match self.lang {
-            Lang::Java => ("java", "spring-boot"),
-            Lang::Python => ("python", "gunicorn-flask"),
-            Lang::Ruby => ("ruby", "rails-puma"),
-            Lang::Node => ("node", "express"),
-            Lang::Go => ("go", "go-net-http"),
-        };
-        let pool_lib = match self.pool_lib {
-            PoolLib::Hikari => "hikaricp",
-            PoolLib::SqlAlchemy => "sqlalchemy",
-            PoolLib::ActiveRecord => "activerecord",
-            PoolLib::Knex => "knex",
-            PoolLib::NodePg => "node-postgres",
-            PoolLib::Pgx => "pgx",
-        };
-        StackInfo {
-            lang: lang.into(),
-            framework: framework.into(),
-            pool_lib: pool_lib.into(),
-            pool_name: self.pool_name().into(),
-            container: String::new(),
         }
     }
 
@@ -390,97 +349,26 @@ impl Stack {
     pub fn shutdown(&self, pid: u32) -> Vec<(i64, Line)> {
         match self.lang {
             Lang::Java => vec![
-                (
-                    0,
-                    line(
-                        Level::Info,
-                        "o.s.b.w.e.tomcat.GracefulShutdown",
-                        "Commencing graceful shutdown. Waiting for active requests to complete"
-                            .into(),
-                    ),
-                ),
-                (
-                    400,
-                    line(
-                        Level::Info,
-                        "o.s.b.w.e.tomcat.GracefulShutdown",
-                        "Graceful shutdown complete".into(),
-                    ),
-                ),
-                (
-                    450,
-                    line(
-                        Level::Info,
-                        "com.zaxxer.hikari.HikariDataSource",
-                        "HikariPool-1 - Shutdown initiated...".into(),
-                    ),
-                ),
-                (
-                    470,
-                    line(
-                        Level::Info,
-                        "com.zaxxer.hikari.HikariDataSource",
-                        "HikariPool-1 - Shutdown completed.".into(),
-                    ),
-                ),
+                (0, line(Level::Info, "o.s.b.w.e.tomcat.GracefulShutdown", "Commencing graceful shutdown. Waiting for active requests to complete".into())),
+                (400, line(Level::Info, "o.s.b.w.e.tomcat.GracefulShutdown", "Graceful shutdown complete".into())),
+                (450, line(Level::Info, "com.zaxxer.hikari.HikariDataSource", "HikariPool-1 - Shutdown initiated...".into())),
+                (470, line(Level::Info, "com.zaxxer.hikari.HikariDataSource", "HikariPool-1 - Shutdown completed.".into())),
             ],
             Lang::Python => vec![
-                (
-                    0,
-                    line(
-                        Level::Info,
-                        "gunicorn.error",
-                        "Handling signal: term".into(),
-                    ),
-                ),
-                (
-                    300,
-                    line(
-                        Level::Info,
-                        "gunicorn.error",
-                        format!("Worker exiting (pid: {pid})"),
-                    ),
-                ),
-                (
-                    400,
-                    line(
-                        Level::Info,
-                        "gunicorn.error",
-                        "Shutting down: Master".into(),
-                    ),
-                ),
+                (0, line(Level::Info, "gunicorn.error", "Handling signal: term".into())),
+                (300, line(Level::Info, "gunicorn.error", format!("Worker exiting (pid: {pid})"))),
+                (400, line(Level::Info, "gunicorn.error", "Shutting down: Master".into())),
             ],
             Lang::Ruby => vec![
-                (
-                    0,
-                    line(
-                        Level::Info,
-                        "puma",
-                        "- Gracefully stopping, waiting for requests to finish".into(),
-                    ),
-                ),
+                (0, line(Level::Info, "puma", "- Gracefully stopping, waiting for requests to finish".into())),
                 (400, line(Level::Info, "puma", "- Goodbye!".into())),
             ],
             Lang::Node => vec![
-                (
-                    0,
-                    line(
-                        Level::Info,
-                        "app",
-                        "SIGTERM received, closing HTTP server".into(),
-                    ),
-                ),
+                (0, line(Level::Info, "app", "SIGTERM received, closing HTTP server".into())),
                 (300, line(Level::Info, "app", "HTTP server closed".into())),
             ],
             Lang::Go => vec![
-                (
-                    0,
-                    line(
-                        Level::Info,
-                        "server",
-                        "shutting down: received terminated".into(),
-                    ),
-                ),
+                (0, line(Level::Info, "server", "shutting down: received terminated".into())),
                 (300, line(Level::Info, "server", "server stopped".into())),
             ],
         }
@@ -500,11 +388,7 @@ impl Stack {
     /// A circuit breaker's state change, in the words of the stack's usual breaker library
     /// (resilience4j, pybreaker, Semian, opossum, gobreaker). States: closed, open, half_open.
     pub fn breaker(&self, name: &str, from: &str, to: &str) -> Line {
-        let level = if to == "open" {
-            Level::Warn
-        } else {
-            Level::Info
-        };
+        let level = if to == "open" { Level::Warn } else { Level::Info };
         match self.lang {
             Lang::Java => line(level, "i.g.r.circuitbreaker.internal.CircuitBreakerStateMachine", format!("CircuitBreaker '{name}' changed state from {} to {}", from.to_uppercase(), to.to_uppercase())),
             Lang::Python => line(level, "pybreaker", format!("Circuit breaker '{name}' state changed from {from} to {to}")),
@@ -517,38 +401,15 @@ impl Stack {
     /// The app's line when a third party (an OAuth provider) rate-limits it.
     pub fn upstream_limited(&self, provider: &str) -> Line {
         let msg = format!("{provider} OAuth token exchange failed: 429 Too Many Requests: API rate limit exceeded");
-        line(
-            Level::Error,
-            if self.lang == Lang::Java {
-                "c.e.auth.OAuthCallbackController"
-            } else {
-                "auth"
-            },
-            msg,
-        )
+        line(Level::Error, if self.lang == Lang::Java { "c.e.auth.OAuthCallbackController" } else { "auth" }, msg)
     }
 
     /// A request the application failed, as its request logger prints it.
     pub fn request_failed(&self, method: &str, path: &str, status: u16, ms: i64) -> Line {
         match self.lang {
-            Lang::Ruby => line(
-                Level::Error,
-                "rails",
-                format!(
-                    "Completed {status} {} in {ms}ms (ActiveRecord: 0.0ms | Allocations: 2113)",
-                    reason(status)
-                ),
-            ),
-            Lang::Java => line(
-                Level::Error,
-                self.web_logger(),
-                format!("Request failed: {method} {path} -> {status} after {ms} ms"),
-            ),
-            _ => line(
-                Level::Error,
-                self.web_logger(),
-                format!("{method} {path} {status} {ms}ms"),
-            ),
+            Lang::Ruby => line(Level::Error, "rails", format!("Completed {status} {} in {ms}ms (ActiveRecord: 0.0ms | Allocations: 2113)", reason(status))),
+            Lang::Java => line(Level::Error, self.web_logger(), format!("Request failed: {method} {path} -> {status} after {ms} ms")),
+            _ => line(Level::Error, self.web_logger(), format!("{method} {path} {status} {ms}ms")),
         }
     }
 }

@@ -186,10 +186,6 @@ impl<'a> Ctx<'a> {
 
     /// The container name of the service (`api`).
     pub fn container(&self) -> &str {
-        if self.w.stack.container.is_empty() {
-            &self.w.service
-        } else {
-            &self.w.stack.container
-        }
+        &self.w.service
     }
 }

@@ -473,23 +473,6 @@ pub fn world() -> World {
         series,
         events,
         changes,
-        stack: StackInfo {
-            lang: "java".into(),
-            framework: "spring-boot".into(),
-            pool_lib: "hikaricp".into(),
-            pool_name: "HikariPool-1".into(),
-            container: "api".into(),
-        },
-        routes: vec![
-            "/api/v1/reports/{id}".into(),
-            "/health".into(),
-            "/login".into(),
-            "/ws".into(),
-        ],
-        tenant_in_path: false,
-        // No business zone: the writer draws the servers' zone.
-        tz_offset_ms: 0,
-        tz_name: String::new(),
     }
 }
 

@@ -118,12 +118,6 @@ pub fn write(
             .copied()
             .find(|z| z.name == name)
             .ok_or_else(|| format!("unknown zone {name}"))?,
-        // The servers keep the business's zone when the World names one we know.
-        None if ZONES.iter().any(|z| z.name == world.tz_name) => ZONES
-            .iter()
-            .copied()
-            .find(|z| z.name == world.tz_name)
-            .unwrap_or(time::UTC),
         None if top.chance(0.35) => time::UTC,
         None => top.pick(&ZONES[1..]),
     };

@@ -79,23 +79,21 @@ impl TenantPlan {
         fields: bool,
         forced: Option<TenantPlace>,
     ) -> TenantPlan {
-        // The simulation says whether its paths already carry the id; older Worlds are
-        // checked on their first requests.
-        let ids_in_world_paths = world.tenant_in_path
-            || world
-                .requests
-                .iter()
-                .filter_map(|r| r.tenant.map(|t| (r, t)))
-                .take(50)
-                .any(|(r, t)| {
-                    world
-                        .tenants
-                        .get(t)
-                        .is_some_and(|tn| !tn.id.is_empty() && r.path.contains(&tn.id))
-                });
+        // Whether the simulation's paths already carry the id, from its first requests.
+        let ids_in_world_paths = world
+            .requests
+            .iter()
+            .filter_map(|r| r.tenant.map(|t| (r, t)))
+            .take(50)
+            .any(|(r, t)| {
+                world
+                    .tenants
+                    .get(t)
+                    .is_some_and(|tn| !tn.id.is_empty() && r.path.contains(&tn.id))
+            });
         let place = match forced {
             Some(p) => p,
-            // Already in the path: the segment before `{tenant}` in the route templates.
+            // Already in the path: the segment before the id.
             None if ids_in_world_paths => {
                 TenantPlace::Path(path_word(world).unwrap_or_else(|| "accounts".into()))
             }
@@ -167,12 +165,15 @@ impl TenantPlan {
     }
 }
 
-/// The path word before `{tenant}` in the World's route templates (`accounts`, `orgs` ...).
+/// The path word before the tenant id in the World's paths (`accounts`, `orgs` ...).
 fn path_word(world: &World) -> Option<String> {
-    world.routes.iter().find_map(|r| {
-        let segs: Vec<&str> = r.split('/').collect();
-        let k = segs.iter().position(|s| *s == "{tenant}")?;
-        k.checked_sub(1).map(|j| segs[j].to_string())
+    world.requests.iter().take(2000).find_map(|r| {
+        let id = &world.tenants.get(r.tenant?)?.id;
+        let segs: Vec<&str> = r.path.split('/').collect();
+        let k = segs.iter().position(|s| s == id)?;
+        k.checked_sub(1)
+            .map(|j| segs[j].to_string())
+            .filter(|w| !w.is_empty())
     })
 }
 

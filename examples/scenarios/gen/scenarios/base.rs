@@ -74,6 +74,9 @@ pub struct Base {
     /// The scenario's smallest fleet (calibration never shrinks it below).
     pub min_fleet: usize,
     pub needs_util: bool,
+    /// The service has so little headroom that losing an instance starts the incident: its
+    /// blips leave capacity alone (no resets, no pod replacement).
+    pub fragile: bool,
     share: f64,
 }
 
@@ -90,9 +93,7 @@ const ZONES: [(&str, Ms); 8] = [
 ];
 
 pub fn base(name: &str, seed: u64, small: bool, spec: &Spec) -> Base {
-    let salt = name.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
-        (h ^ b as u64).wrapping_mul(0x1000_0000_01b3)
-    });
+    let salt = name.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x1000_0000_01b3));
     let mut rng = Rng::new(seed ^ salt);
     let p = Params::default();
     let budget = if small { SMALL_BUDGET } else { BUDGET } * rng.uniform(0.6, 1.0);
@@ -100,45 +101,24 @@ pub fn base(name: &str, seed: u64, small: bool, spec: &Spec) -> Base {
     // The span, and where the fault sits: at least max(20 min, 10% of the span) before it,
     // the incident's longest run and 10 min after.
     let d_max = (spec.d_max_min * MIN as f64) as Ms;
-    let (lo, hi) = if small {
-        (spec.span_h.0.min(4.0), spec.span_h.1.min(4.0))
-    } else {
-        spec.span_h
-    };
+    let (lo, hi) = if small { (spec.span_h.0.min(4.0), spec.span_h.1.min(4.0)) } else { spec.span_h };
     let mut span = (rng.log_uniform(lo.max(0.5), hi.max(lo.max(0.5) + 0.01)) * HOUR as f64) as Ms;
     let need = ((20 * MIN + d_max + 10 * MIN) as f64 / 0.88) as Ms;
     if span < need {
         span = (need as f64 * rng.uniform(1.05, 1.3)) as Ms;
     }
     span = span / MIN * MIN;
-    let start = epoch_ms(
-        rng.range(2025, 2026),
-        rng.range(1, 12),
-        rng.range(1, 28),
-        rng.range(0, 23),
-        rng.range(0, 59),
-        0,
-    );
+    let start = epoch_ms(rng.range(2025, 2026), rng.range(1, 12), rng.range(1, 28), rng.range(0, 23), rng.range(0, 59), 0);
     let end = start + span;
     let pre = (20 * MIN).max(span / 10);
     let fault = start + pre + rng.range(0, (span - pre - d_max - 10 * MIN).max(0));
     let fault = fault / 1000 * 1000 + rng.range(0, 999);
 
-    let service = rng
-        .pick(&["api", "core", "platform", "web", "gateway-api", "app"])
-        .to_string();
-    let company = rng.pick(&[
-        "example.com",
-        "acme.io",
-        "shopfront.example",
-        "tracker.example.net",
-    ]);
+    let service = rng.pick(&["api", "core", "platform", "web", "gateway-api", "app"]).to_string();
+    let company = rng.pick(&["example.com", "acme.io", "shopfront.example", "tracker.example.net"]);
     let stack = Stack::draw(&mut rng, &service);
-    let tenants = if small {
-        rng.log_uniform(50.0, 3000.0)
-    } else {
-        rng.log_uniform(50.0, 20_000.0)
-    } as usize;
+    let lang = stack.lang;
+    let tenants = if small { rng.log_uniform(50.0, 3000.0) } else { rng.log_uniform(50.0, 20_000.0) } as usize;
     let people = People::draw(&mut rng, tenants);
     let health = match stack.lang {
         Lang::Java => ("/actuator/health/liveness", "/actuator/health/readiness"),
@@ -150,16 +130,8 @@ pub fn base(name: &str, seed: u64, small: bool, spec: &Spec) -> Base {
     let in_path = rng.chance(0.6);
     let api = Api::draw(&mut rng, in_path, health);
     let n = rng.range(spec.fleet.0, spec.fleet.1) as usize;
-    let cores = if stack.cpu_fifo {
-        1.0
-    } else {
-        rng.pick(&[1.0, 2.0, 2.0, 4.0])
-    };
-    let acquire = if rng.chance(0.7) {
-        stack.default_acquire_timeout_ms()
-    } else {
-        rng.pick(&[5_000, 10_000, 20_000, 30_000])
-    };
+    let cores = if stack.cpu_fifo { 1.0 } else { rng.pick(&[1.0, 2.0, 2.0, 4.0]) };
+    let acquire = if rng.chance(0.7) { stack.default_acquire_timeout_ms() } else { rng.pick(&[5_000, 10_000, 20_000, 30_000]) };
     let boot = match stack.lang {
         Lang::Java => rng.uniform(8_000.0, 30_000.0),
         Lang::Ruby => rng.uniform(5_000.0, 15_000.0),
@@ -195,40 +167,16 @@ pub fn base(name: &str, seed: u64, small: bool, spec: &Spec) -> Base {
         client_errors: rng.uniform(0.005, 0.03),
     };
     let version = match rng.range(0, 2) {
-        0 => format!(
-            "{}.{}.{}",
-            rng.range(1, 6),
-            rng.range(0, 40),
-            rng.range(0, 12)
-        ),
-        1 => format!(
-            "v{}.{}.{}",
-            rng.range(1, 3),
-            rng.range(10, 90),
-            rng.range(0, 9)
-        ),
-        _ => format!(
-            "2026.{:02}.{:02}-{}",
-            rng.range(1, 12),
-            rng.range(1, 28),
-            rng.hex(7)
-        ),
+        0 => format!("{}.{}.{}", rng.range(1, 6), rng.range(0, 40), rng.range(0, 12)),
+        1 => format!("v{}.{}.{}", rng.range(1, 3), rng.range(10, 90), rng.range(0, 9)),
+        _ => format!("2026.{:02}.{:02}-{}", rng.range(1, 12), rng.range(1, 28), rng.hex(7)),
     };
     let cfg = Config {
         start,
         end,
         service: service.clone(),
-        namespace: rng
-            .pick(&["default", "prod", "production", "apps"])
-            .to_string(),
-        host: format!(
-            "{}.{company}",
-            if service == "api" {
-                "api".to_string()
-            } else {
-                format!("{service}-api")
-            }
-        ),
+        namespace: rng.pick(&["default", "prod", "production", "apps"]).to_string(),
+        host: format!("{}.{company}", if service == "api" { "api".to_string() } else { format!("{service}-api") }),
         stack,
         api,
         people,
@@ -242,6 +190,12 @@ pub fn base(name: &str, seed: u64, small: bool, spec: &Spec) -> Base {
             mem_per_flight_mb: 0.0,
             boot_ms: boot,
             grace_ms: 30_000,
+            workers: match lang {
+                Lang::Java => rng.pick(&[50, 100, 200, 200]),
+                Lang::Ruby => rng.pick(&[5, 10, 16, 32]),
+                Lang::Python => rng.pick(&[8, 16, 32, 64]),
+                Lang::Node | Lang::Go => 0,
+            },
         },
         lb: Lb {
             timeout_ms: rng.pick(&[30_000, 60_000, 60_000, 60_000, 90_000, 120_000]),
@@ -251,12 +205,10 @@ pub fn base(name: &str, seed: u64, small: bool, spec: &Spec) -> Base {
             liveness: rng.chance(0.92).then_some(liveness),
             readiness,
             user_agent: format!("kube-probe/1.{}", rng.range(26, 31)),
+            own_port: rng.chance(if lang == Lang::Java { 0.4 } else { 0.1 }),
         },
         traffic,
-        versions: vec![Version {
-            name: version,
-            ..Version::default()
-        }],
+        versions: vec![Version { name: version, ..Version::default() }],
         scrape_ms: rng.pick(&[5_000, 10_000, 15_000, 15_000, 30_000, 30_000, 60_000]),
         pool_stats_ms: rng.chance(0.5).then_some(30_000),
         noise_errors: rng.log_uniform(0.0002, 0.002),
@@ -268,19 +220,7 @@ pub fn base(name: &str, seed: u64, small: bool, spec: &Spec) -> Base {
         flag: None,
         tz_name: zone.to_string(),
     };
-    let mut b = Base {
-        rng,
-        cfg,
-        fault,
-        p,
-        small,
-        budget,
-        u_pool: 0.0,
-        u_cpu: 0.0,
-        min_fleet: spec.fleet.0 as usize,
-        needs_util: spec.needs_util,
-        share: spec.ordinary_share,
-    };
+    let mut b = Base { rng, cfg, fault, p, small, budget, u_pool: 0.0, u_cpu: 0.0, min_fleet: spec.fleet.0 as usize, needs_util: spec.needs_util, fragile: false, share: spec.ordinary_share };
     b.size_traffic(spec);
     b.p.set("span_s", span / 1000);
     b.p.set("fault_start", super::super::time::iso_ms(fault));
@@ -291,7 +231,8 @@ pub fn base(name: &str, seed: u64, small: bool, spec: &Spec) -> Base {
     b.p.set("tz", zone);
     b.p.set("probe_db", probe_db);
     b.p.set("liveness", b.cfg.probes.liveness.is_some());
-    b.p.set("lb_timeout_ms", b.cfg.lb.timeout_ms);
+    b.p
+        .set("lb_timeout_ms", b.cfg.lb.timeout_ms);
     b.p.set("acquire_timeout_ms", acquire);
     b.p.set("scrape_ms", b.cfg.scrape_ms);
     b
@@ -323,12 +264,9 @@ impl Base {
         let need = |n: f64, p: f64| u * n * p * 1000.0 / r;
         if self.needs_util {
             if need(c.fleet.n as f64, c.fleet.pool as f64) > db_max {
-                c.fleet.pool = ((db_max * r / (u * c.fleet.n as f64 * 1000.0)).ceil() as u32)
-                    .clamp(5, c.fleet.pool);
+                c.fleet.pool = ((db_max * r / (u * c.fleet.n as f64 * 1000.0)).ceil() as u32).clamp(5, c.fleet.pool);
             }
-            while c.fleet.n > self.min_fleet.max(2)
-                && need(c.fleet.n as f64, c.fleet.pool as f64) > db_max
-            {
+            while c.fleet.n > self.min_fleet.max(2) && need(c.fleet.n as f64, c.fleet.pool as f64) > db_max {
                 c.fleet.n -= 1;
             }
         }
@@ -342,6 +280,11 @@ impl Base {
         self.u_pool = u;
         self.u_cpu = v;
         c.api.calibrate(db, cpu);
+        // Threads outnumber connections (Tomcat's 200 for Hikari's 10; Puma threads above the
+        // pool): it is the pool a request waits for, as in the seeds.
+        if c.fleet.workers > 0 {
+            c.fleet.workers = c.fleet.workers.max(4 * c.fleet.pool);
+        }
         self.p.set("pool_size", c.fleet.pool);
         self.p.set("fleet", c.fleet.n);
         self.p.set("pool_util", (u * 1000.0).round() / 1000.0);
@@ -366,8 +309,7 @@ impl Base {
         let by_budget = ((self.budget * self.share - probes).max(self.budget * 0.2)) / shape_sum;
         let rate = by_budget.min(self.cfg.traffic.rate);
         self.cfg.traffic.rate = rate;
-        self.p
-            .set("ordinary_rate_per_s", (rate * 1000.0).round() / 1000.0);
+        self.p.set("ordinary_rate_per_s", (rate * 1000.0).round() / 1000.0);
     }
 
     /// Calibrates again after the scenario changed the fleet or the pools.
@@ -387,24 +329,12 @@ impl Base {
 
     /// An actor that is a person (for changes): an e-mail address or a bot.
     pub fn person(&mut self) -> String {
-        let who = self.rng.pick(&[
-            "jane.doe",
-            "sam.lee",
-            "priya.n",
-            "tomasz.k",
-            "ops-oncall",
-            "m.garcia",
-        ]);
-        format!(
-            "{who}@{}",
-            self.cfg.host.split_once('.').map_or("example.com", |x| x.1)
-        )
+        let who = self.rng.pick(&["jane.doe", "sam.lee", "priya.n", "tomasz.k", "ops-oncall", "m.garcia"]);
+        format!("{who}@{}", self.cfg.host.split_once('.').map_or("example.com", |x| x.1))
     }
 
     pub fn bot(&mut self) -> String {
-        self.rng
-            .pick(&["github-actions[bot]", "argocd", "spinnaker", "deploy-bot"])
-            .to_string()
+        self.rng.pick(&["github-actions[bot]", "argocd", "spinnaker", "deploy-bot"]).to_string()
     }
 
     /// A new version name after the running one.
@@ -414,15 +344,8 @@ impl Base {
             format!("2026.{}-{}", &rest[..5.min(rest.len())], self.rng.hex(7))
         } else {
             let pre = if v.starts_with('v') { "v" } else { "" };
-            let nums: Vec<i64> = v
-                .trim_start_matches('v')
-                .split('.')
-                .filter_map(|x| x.parse().ok())
-                .collect();
-            let (a, b) = (
-                nums.first().copied().unwrap_or(1),
-                nums.get(1).copied().unwrap_or(0),
-            );
+            let nums: Vec<i64> = v.trim_start_matches('v').split('.').filter_map(|x| x.parse().ok()).collect();
+            let (a, b) = (nums.first().copied().unwrap_or(1), nums.get(1).copied().unwrap_or(0));
             format!("{pre}{a}.{}.0", b + 1)
         }
     }

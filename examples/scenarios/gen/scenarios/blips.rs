@@ -43,57 +43,31 @@ pub fn add(b: &mut Base, count: usize, from: Ms, to: Ms) -> Vec<Blip> {
         }
         let n = b.cfg.fleet.n;
         let inst = b.rng.range(0, n as i64 - 1) as usize;
-        let blip = match b.rng.range(0, 3) {
+        let kind = b.rng.range(0, 3);
+        let kind = if b.fragile && kind < 3 { 1 + 2 * (kind % 2) } else { kind };
+        let blip = match kind {
             0 => {
                 let ms = b.rng.range(2_000, 8_000);
-                b.cfg
-                    .script
-                    .push((start, Action::Refuse { instance: inst, ms }));
-                Blip {
-                    kind: "upstream_resets",
-                    start,
-                    end: start + ms,
-                    instance: Some(inst),
-                    tenant: None,
-                }
+                b.cfg.script.push((start, Action::Refuse { instance: inst, ms }));
+                Blip { kind: "upstream_resets", start, end: start + ms, instance: Some(inst), tenant: None }
             }
             1 => {
                 let d = b.rng.range(10_000, 30_000);
                 let m = b.rng.uniform(1.5, 2.5);
                 let c = &mut b.cfg.traffic.db_mult.0;
-                c.extend([
-                    (start - 1, 1.0),
-                    (start, m),
-                    (start + d, m),
-                    (start + d + 1, 1.0),
-                ]);
+                c.extend([(start - 1, 1.0), (start, m), (start + d, m), (start + d + 1, 1.0)]);
                 c.sort_by_key(|p| p.0);
-                Blip {
-                    kind: "latency",
-                    start,
-                    end: start + d,
-                    instance: None,
-                    tenant: None,
-                }
+                Blip { kind: "latency", start, end: start + d, instance: None, tenant: None }
             }
             2 => {
                 b.cfg.script.push((start, Action::Evict { instance: inst }));
-                Blip {
-                    kind: "pod_replaced",
-                    start,
-                    end: start + 60_000,
-                    instance: Some(inst),
-                    tenant: None,
-                }
+                Blip { kind: "pod_replaced", start, end: start + 60_000, instance: Some(inst), tenant: None }
             }
             _ => {
                 let t = b.tenant_ranked(5, 200);
                 let d = b.rng.range(60_000, 180_000);
                 let usual = b.tenant_rate(t, start);
-                let rate = (usual * b.rng.uniform(4.0, 10.0))
-                    .max(0.5)
-                    .min(b.cfg.traffic.rate_at(start) * 0.15)
-                    .max(0.2);
+                let rate = (usual * b.rng.uniform(4.0, 10.0)).max(0.5).min(b.cfg.traffic.rate_at(start) * 0.15).max(0.2);
                 let route = b.cfg.api.list_route();
                 let r = &b.cfg.api.routes[route];
                 let (db_ms, cpu_ms) = (r.db_ms, r.cpu_ms);
@@ -110,13 +84,7 @@ pub fn add(b: &mut Base, count: usize, from: Ms, to: Ms) -> Vec<Blip> {
                     pauses: Vec::new(),
                     policy,
                 }));
-                Blip {
-                    kind: "tenant_burst",
-                    start,
-                    end: start + d,
-                    instance: None,
-                    tenant: Some(t),
-                }
+                Blip { kind: "tenant_burst", start, end: start + d, instance: None, tenant: Some(t) }
             }
         };
         out.push(blip);

@@ -10,13 +10,7 @@ use super::super::sim::{Action, Actor, Exporter};
 use super::base::{base, Spec, MIN};
 use super::{finish, Intent, Parts};
 
-const EXPORTERS: [&str; 5] = [
-    "acme-exporter",
-    "datasync",
-    "backup-agent",
-    "etl-runner",
-    "ledger-bridge",
-];
+const EXPORTERS: [&str; 5] = ["acme-exporter", "datasync", "backup-agent", "etl-runner", "ledger-bridge"];
 
 pub fn draw(seed: u64, small: bool) -> Parts {
     let spec = Spec {
@@ -32,11 +26,7 @@ pub fn draw(seed: u64, small: bool) -> Parts {
     b.cfg.people.make_integration(&mut b.rng, culprit, token);
     let coupled = b.rng.chance(0.75);
     if coupled {
-        b.cfg
-            .probes
-            .liveness
-            .get_or_insert_with(|| b.cfg.probes.readiness.clone())
-            .db = true;
+        b.cfg.probes.liveness.get_or_insert_with(|| b.cfg.probes.readiness.clone()).db = true;
         b.cfg.probes.readiness.db = true;
         if let Some(l) = b.cfg.probes.liveness.as_mut() {
             l.route = b.cfg.api.live;
@@ -53,19 +43,14 @@ pub fn draw(seed: u64, small: bool) -> Parts {
     let (per_page, db_ms) = if bounded {
         (100, b.rng.log_uniform(150.0, 800.0))
     } else {
-        (
-            b.rng.pick(&[500, 1000, 2000, 5000]),
-            b.rng.log_uniform(500.0, 3000.0),
-        )
+        (b.rng.pick(&[500, 1000, 2000, 5000]), b.rng.log_uniform(500.0, 3000.0))
     };
     // Asks for several times the fleet's connections: rate x hold time = demanded connections.
     let demand = b.rng.uniform(3.0, 12.0);
     // Serialising a page costs a few ms of CPU; the export must not simply run out of CPU.
     let page_cpu = b.rng.uniform(2.0, 8.0);
     let cpu_cap = 0.4 * b.cfg.fleet.n as f64 * b.cfg.fleet.cores * 1000.0 / page_cpu;
-    let rate = (demand * cap / (db_ms / 1000.0))
-        .clamp(5.0, 400.0)
-        .min(cpu_cap);
+    let rate = (demand * cap / (db_ms / 1000.0)).clamp(5.0, 400.0).min(cpu_cap);
     let restarts = if retries { b.rng.range(1, 2) as u32 } else { 0 };
     // Pages for a few minutes at that rate, within the budget.
     let run_s = b.rng.uniform(120.0, 420.0);
@@ -82,19 +67,11 @@ pub fn draw(seed: u64, small: bool) -> Parts {
         db_sigma: 0.5,
         cpu_ms: page_cpu,
         attempts: if retries { b.rng.range(3, 6) as u32 } else { 1 },
-        retry_delay_ms: if b.rng.chance(0.5) {
-            0.0
-        } else {
-            b.rng.uniform(200.0, 3000.0)
-        },
+        retry_delay_ms: if b.rng.chance(0.5) { 0.0 } else { b.rng.uniform(200.0, 3000.0) },
         restarts,
         checkpoint_every: b.rng.range(10, 100) as u32,
         restart_after_ms: b.rng.range(5_000, 60_000),
-        timeout_ms: if b.rng.chance(0.5) {
-            0
-        } else {
-            b.rng.range(30, 90) * 1000
-        },
+        timeout_ms: if b.rng.chance(0.5) { 0 } else { b.rng.range(30, 90) * 1000 },
     };
     b.p.set("culprit", b.cfg.people.tenants[culprit].id.clone());
     b.p.set("integration", token);
@@ -110,15 +87,7 @@ pub fn draw(seed: u64, small: bool) -> Parts {
     let actor = b.person();
     let delay = b.rng.range(8, 25) * MIN;
     let reason = format!("bulk export by {token} exhausting database connections");
-    b.cfg.responders.steps = vec![(
-        delay,
-        Action::RateLimit {
-            tenant: culprit,
-            rps: b.rng.uniform(0.2, 2.0),
-            reason,
-            actor,
-        },
-    )];
+    b.cfg.responders.steps = vec![(delay, Action::RateLimit { tenant: culprit, rps: b.rng.uniform(0.2, 2.0), reason, actor })];
     b.cfg.responders.fallback_ms = 20 * MIN;
     let intent = Intent {
         incident: true,

@@ -15,20 +15,9 @@ pub fn draw(seed: u64, small: bool) -> Parts {
     let mut b = base("canary", seed, small, &spec);
     let share = b.rng.uniform(0.2, 0.5);
     let v1 = b.next_version();
-    b.cfg.versions.push(Version {
-        name: v1.clone(),
-        error_rate: share,
-        ..Version::default()
-    });
+    b.cfg.versions.push(Version { name: v1.clone(), error_rate: share, ..Version::default() });
     let actor = b.bot();
-    b.cfg.script.push((
-        b.fault,
-        Action::Canary {
-            version: 1,
-            count: 2,
-            actor,
-        },
-    ));
+    b.cfg.script.push((b.fault, Action::Canary { version: 1, count: 2, actor }));
     let delay = b.rng.range(3, 15) * MIN;
     let actor = b.person();
     let reason = format!("abort canary {v1}: errors on the new pods");

@@ -24,33 +24,13 @@ pub fn draw(seed: u64, small: bool) -> Parts {
     let n = b.cfg.fleet.n as f64;
     let q = (b.cfg.fleet.pool as f64 / (fill_s * rate_r / n)).min(1.0);
     let v1 = b.next_version();
-    b.cfg.versions.push(Version {
-        name: v1.clone(),
-        leak: Some((route, q)),
-        ..Version::default()
-    });
+    b.cfg.versions.push(Version { name: v1.clone(), leak: Some((route, q)), ..Version::default() });
     let actor = b.bot();
-    b.cfg.script.push((
-        b.fault,
-        Action::Deploy {
-            version: 1,
-            rollback: false,
-            reason: None,
-            actor,
-        },
-    ));
+    b.cfg.script.push((b.fault, Action::Deploy { version: 1, rollback: false, reason: None, actor }));
     let delay = b.rng.range(3, 15) * MIN;
     let actor = b.person();
     let reason = format!("connection pool exhaustion after {v1}");
-    b.cfg.responders.steps = vec![(
-        delay,
-        Action::Deploy {
-            version: 0,
-            rollback: true,
-            reason: Some(reason),
-            actor,
-        },
-    )];
+    b.cfg.responders.steps = vec![(delay, Action::Deploy { version: 0, rollback: true, reason: Some(reason), actor })];
     b.cfg.responders.fallback_ms = 25 * MIN;
     b.p.set("deploy_version", v1.clone());
     b.p.set("leak_route", b.cfg.api.routes[route].template.clone());

@@ -18,18 +18,8 @@ pub fn draw(seed: u64, small: bool) -> Parts {
     let mut order: Vec<usize> = (0..weights.len()).filter(|r| weights[*r] > 0.0).collect();
     order.sort_by(|x, y| weights[*y].total_cmp(&weights[*x]));
     let route = order[b.rng.range(0, (order.len() as i64 - 1).min(2)) as usize];
-    let key = b.rng.pick(&[
-        "new-recommendations",
-        "search-v2-backend",
-        "pricing-engine-v3",
-        "fraud-check-sync",
-    ]);
-    let dependency = b.rng.pick(&[
-        "recommendations-service",
-        "search-v2",
-        "pricing-api",
-        "fraud-check",
-    ]);
+    let key = b.rng.pick(&["new-recommendations", "search-v2-backend", "pricing-engine-v3", "fraud-check-sync"]);
+    let dependency = b.rng.pick(&["recommendations-service", "search-v2", "pricing-api", "fraud-check"]);
     let dep_ms = b.rng.log_uniform(2000.0, 15_000.0);
     let timeout = (dep_ms * b.rng.uniform(0.5, 1.5)).round() as i64 / 100 * 100;
     let holds_db = b.rng.chance(0.4);

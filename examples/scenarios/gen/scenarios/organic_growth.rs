@@ -34,14 +34,7 @@ pub fn draw(seed: u64, small: bool) -> Parts {
     let to = ((n * g * u / 0.5).ceil() as usize).max(b.cfg.fleet.n + 1);
     let delay = b.rng.range(5, 20) * MIN;
     let actor = b.person();
-    b.cfg.responders.steps = vec![(
-        delay,
-        Action::ScaleOut {
-            to,
-            reason: "database pool saturated under load: add capacity".into(),
-            actor,
-        },
-    )];
+    b.cfg.responders.steps = vec![(delay, Action::ScaleOut { to, reason: "database pool saturated under load: add capacity".into(), actor })];
     b.cfg.responders.fallback_ms = ramp + 10 * MIN;
     b.p.set("growth", (g * 100.0).round() / 100.0);
     b.p.set("ramp_s", ramp / 1000);

@@ -16,21 +16,10 @@ pub fn draw(seed: u64, small: bool) -> Parts {
     let mut b = base("quiet-day", seed, small, &spec);
     let span = b.cfg.end - b.cfg.start;
     let v1 = b.next_version();
-    b.cfg.versions.push(Version {
-        name: v1.clone(),
-        ..Version::default()
-    });
+    b.cfg.versions.push(Version { name: v1.clone(), ..Version::default() });
     let at = b.cfg.start + span / 10 + b.rng.range(0, span * 8 / 10 - 30 * MIN);
     let actor = b.bot();
-    b.cfg.script.push((
-        at,
-        Action::Deploy {
-            version: 1,
-            rollback: false,
-            reason: None,
-            actor,
-        },
-    ));
+    b.cfg.script.push((at, Action::Deploy { version: 1, rollback: false, reason: None, actor }));
     b.p.set("deploy_version", v1);
     b.p.set("deploy_at", super::super::time::iso_ms(at));
     let intent = Intent {

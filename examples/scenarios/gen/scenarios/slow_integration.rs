@@ -39,11 +39,7 @@ pub fn draw(seed: u64, small: bool) -> Parts {
         _ => ("GET", format!("{prefix}/reports/{{id}}/export")),
     };
     let usual_db = b.cfg.api.mix_means().0 * b.rng.uniform(0.5, 2.0);
-    let route = b.cfg.api.add(Route {
-        db_ms: usual_db,
-        cpu_ms: b.rng.uniform(5.0, 20.0),
-        ..Route::new(method, template, ReqKind::Api)
-    });
+    let route = b.cfg.api.add(Route { db_ms: usual_db, cpu_ms: b.rng.uniform(5.0, 20.0), ..Route::new(method, template, ReqKind::Api) });
     // Slow requests at a rate that asks for more connections than the fleet has, while
     // staying a small share of all requests.
     let mut demand = b.rng.uniform(1.5, 4.0);
@@ -66,51 +62,21 @@ pub fn draw(seed: u64, small: bool) -> Parts {
     let usual_rate = slow_rate / b.rng.uniform(1.0, 1.5);
     let policy = b.cfg.people.policies[culprit];
     let cpu_ms = b.cfg.api.routes[route].cpu_ms;
-    b.cfg.actors.push(Actor::Stream(Stream {
-        tenant: culprit,
-        route,
-        start: b.cfg.start,
-        end: b.fault,
-        rate: usual_rate,
-        db_ms: usual_db,
-        db_sigma: 0.5,
-        cpu_ms,
-        pauses: Vec::new(),
-        policy,
-    }));
+    b.cfg.actors.push(Actor::Stream(Stream { tenant: culprit, route, start: b.cfg.start, end: b.fault, rate: usual_rate, db_ms: usual_db, db_sigma: 0.5, cpu_ms, pauses: Vec::new(), policy }));
     let deploy = b.rng.chance(0.7);
     let pause = deploy && b.rng.chance(0.5);
     let mut steps = Vec::new();
     let mut pauses = Vec::new();
     if deploy {
         let v1 = b.next_version();
-        b.cfg.versions.push(Version {
-            name: v1.clone(),
-            ..Version::default()
-        });
+        b.cfg.versions.push(Version { name: v1.clone(), ..Version::default() });
         let rollout = b.cfg.fleet.n as i64 * (b.cfg.fleet.boot_ms as i64 + 15_000);
         let start = b.fault - rollout - b.rng.range(1, 6) * MIN;
         let actor = b.bot();
-        b.cfg.script.push((
-            start,
-            Action::Deploy {
-                version: 1,
-                rollback: false,
-                reason: None,
-                actor,
-            },
-        ));
+        b.cfg.script.push((start, Action::Deploy { version: 1, rollback: false, reason: None, actor }));
         let d1 = b.rng.range(3, 10) * MIN;
         let actor = b.person();
-        steps.push((
-            d1,
-            Action::Deploy {
-                version: 0,
-                rollback: true,
-                reason: Some(format!("latency and 5xx up after {v1}")),
-                actor,
-            },
-        ));
+        steps.push((d1, Action::Deploy { version: 0, rollback: true, reason: Some(format!("latency and 5xx up after {v1}")), actor }));
         if pause {
             let t = b.fault + 2 * MIN + d1 + b.rng.range(-30_000, 60_000);
             pauses.push((t, t + b.rng.range(2, 6) * MIN));
@@ -121,22 +87,9 @@ pub fn draw(seed: u64, small: bool) -> Parts {
     let d2 = b.rng.range(8, 30) * MIN;
     let actor = b.person();
     let reason = format!("{token} requests holding connections");
-    steps.push((
-        d2,
-        Action::RateLimit {
-            tenant: culprit,
-            rps: b.rng.uniform(0.05, 0.5),
-            reason,
-            actor,
-        },
-    ));
+    steps.push((d2, Action::RateLimit { tenant: culprit, rps: b.rng.uniform(0.05, 0.5), reason, actor }));
     let d3 = b.rng.range(10, 30) * MIN;
-    steps.push((
-        d3,
-        Action::StopActor {
-            actor: b.cfg.actors.len(),
-        },
-    ));
+    steps.push((d3, Action::StopActor { actor: b.cfg.actors.len() }));
     b.cfg.actors.push(Actor::Stream(Stream {
         tenant: culprit,
         route,

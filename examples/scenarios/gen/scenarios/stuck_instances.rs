@@ -16,6 +16,8 @@ pub fn draw(seed: u64, small: bool) -> Parts {
         ..Spec::default()
     };
     let mut b = base("stuck-instances", seed, small, &spec);
+    // The health endpoint still answers (its own port and threads): nothing restarts them.
+    b.cfg.probes.own_port = true;
     let n = b.cfg.fleet.n;
     let k = if n >= 5 && b.rng.chance(0.5) { 2 } else { 1 };
     let mut stuck = Vec::new();
@@ -39,14 +41,7 @@ pub fn draw(seed: u64, small: bool) -> Parts {
     }
     let delay = b.rng.range(8, 30) * MIN;
     let actor = b.person();
-    b.cfg.responders.steps = vec![(
-        delay,
-        Action::Restart {
-            which: Which::Stuck,
-            reason: "instances not answering: restart".into(),
-            actor,
-        },
-    )];
+    b.cfg.responders.steps = vec![(delay, Action::Restart { which: Which::Stuck, reason: "instances not answering: restart".into(), actor })];
     b.cfg.responders.fallback_ms = 10 * MIN;
     b.p.set("stuck", stuck.clone());
     b.p.set("lb_max_conns", b.cfg.lb.max_conns);

@@ -30,34 +30,11 @@ pub fn draw(seed: u64, small: bool) -> Parts {
         _ => b.rng.pick(&["/ws", "/graphql/ws", "/realtime"]),
     };
     let ws_db = b.rng.uniform(50.0, 200.0);
-    let ws = b.cfg.api.add(Route {
-        db_ms: ws_db,
-        cpu_ms: b.rng.uniform(2.0, 6.0),
-        bytes: 0.0,
-        ..Route::new("GET", ws.to_string(), ReqKind::Websocket)
-    });
-    let login = b.cfg.api.add(Route {
-        db_ms: 0.0,
-        cpu_ms: b.rng.uniform(5.0, 15.0),
-        bytes: 9000.0,
-        ..Route::new("GET", "/login".into(), ReqKind::Login)
-    });
-    let (provider, cb) = b.rng.pick(&[
-        ("GitHub", "/auth/github/callback"),
-        ("Google", "/auth/google_oauth2/callback"),
-        ("Okta", "/oauth/callback"),
-    ]);
-    let callback = b.cfg.api.add(Route {
-        db_ms: b.rng.uniform(10.0, 30.0),
-        cpu_ms: b.rng.uniform(10.0, 30.0),
-        bytes: 0.0,
-        ..Route::new("GET", cb.into(), ReqKind::Login)
-    });
-    let clients = b
-        .rng
-        .log_uniform(1000.0, 6000.0)
-        .min(b.budget * 0.35 / 15.0)
-        .max(300.0) as u32;
+    let ws = b.cfg.api.add(Route { db_ms: ws_db, cpu_ms: b.rng.uniform(2.0, 6.0), bytes: 0.0, ..Route::new("GET", ws.to_string(), ReqKind::Websocket) });
+    let login = b.cfg.api.add(Route { db_ms: 0.0, cpu_ms: b.rng.uniform(5.0, 15.0), bytes: 9000.0, ..Route::new("GET", "/login".into(), ReqKind::Login) });
+    let (provider, cb) = b.rng.pick(&[("GitHub", "/auth/github/callback"), ("Google", "/auth/google_oauth2/callback"), ("Okta", "/oauth/callback")]);
+    let callback = b.cfg.api.add(Route { db_ms: b.rng.uniform(10.0, 30.0), cpu_ms: b.rng.uniform(10.0, 30.0), bytes: 0.0, ..Route::new("GET", cb.into(), ReqKind::Login) });
+    let clients = b.rng.log_uniform(1000.0, 6000.0).min(b.budget * 0.35 / 15.0).max(300.0) as u32;
     let relogin = b.rng.uniform(0.3, 0.8);
     let per_min = (clients as f64 * relogin / b.rng.uniform(4.0, 15.0)).max(20.0);
     b.cfg.actors.push(Actor::Sockets(Sockets {
@@ -83,14 +60,7 @@ pub fn draw(seed: u64, small: bool) -> Parts {
     let delay = b.rng.range(5, 20) * MIN;
     let actor = b.person();
     let fix = 1.0 / m * b.rng.uniform(0.7, 0.9);
-    b.cfg.responders.steps = vec![(
-        delay,
-        Action::DbFix {
-            mult: fix,
-            reason: "realtime reads moved to the read replica".into(),
-            actor,
-        },
-    )];
+    b.cfg.responders.steps = vec![(delay, Action::DbFix { mult: fix, reason: "realtime reads moved to the read replica".into(), actor })];
     b.cfg.responders.fallback_ms = ramp + 10 * MIN;
     b.p.set("clients", clients);
     b.p.set("relogin_share", (relogin * 100.0).round() / 100.0);

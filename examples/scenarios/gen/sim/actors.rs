@@ -69,15 +69,7 @@ impl Sim<'_> {
             let st = match actor {
                 Actor::Exporter(e) => {
                     self.at(e.start, Ev::Actor(a32, 0, 0));
-                    A::Exporter(Exp {
-                        cursor: 0,
-                        done: 0,
-                        max_sent: 0,
-                        run: 0,
-                        gen: 0,
-                        inflight: 0,
-                        finished: false,
-                    })
+                    A::Exporter(Exp { cursor: 0, done: 0, max_sent: 0, run: 0, gen: 0, inflight: 0, finished: false })
                 }
                 Actor::Stream(s) => {
                     self.at(s.start, Ev::Actor(a32, 0, 0));
@@ -91,15 +83,7 @@ impl Sim<'_> {
                     for _ in 0..(d.rate * 2.0) as u32 {
                         queue.push_back((self.pick_tenant(), false));
                     }
-                    A::Dispatcher(Disp {
-                        queue,
-                        invisible: VecDeque::new(),
-                        processed: 0,
-                        processed_prev: 0,
-                        ua,
-                        ip,
-                        stopped: false,
-                    })
+                    A::Dispatcher(Disp { queue, invisible: VecDeque::new(), processed: 0, processed_prev: 0, ua, ip, stopped: false })
                 }
                 Actor::Sockets(s) => {
                     let n = s.clients as usize;
@@ -119,11 +103,7 @@ impl Sim<'_> {
                         let t = self.pick_tenant();
                         socks.tenant.push(t);
                         let ua = cfg.people.tenants[t as usize].user_agent.clone();
-                        let ua = if ua.starts_with("Mozilla") {
-                            ua
-                        } else {
-                            "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36".to_string()
-                        };
+                        let ua = if ua.starts_with("Mozilla") { ua } else { "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36".to_string() };
                         socks.ua.push(self.intern(&ua));
                     }
                     self.actors.provider_route = Some(s.callback_route);
@@ -131,10 +111,7 @@ impl Sim<'_> {
                     self.actors.provider_last = cfg.start;
                     self.actors.provider_per_min = s.provider_per_min;
                     self.actors.provider.clone_from(&s.provider);
-                    let gap = self
-                        .rng
-                        .gap_ms(s.clients as f64 * s.churn_per_hour / 3600.0)
-                        as Ms;
+                    let gap = self.rng.gap_ms(s.clients as f64 * s.churn_per_hour / 3600.0) as Ms;
                     self.at(cfg.start + gap, Ev::Actor(a32, CHURN, 0));
                     A::Sockets(socks)
                 }
@@ -146,9 +123,7 @@ impl Sim<'_> {
     pub(super) fn pick_tenant(&mut self) -> u32 {
         let total = *self.tenant_cum.last().unwrap_or(&1.0);
         let x = self.rng.unit() * total;
-        self.tenant_cum
-            .partition_point(|c| *c <= x)
-            .min(self.tenant_cum.len() - 1) as u32
+        self.tenant_cum.partition_point(|c| *c <= x).min(self.tenant_cum.len() - 1) as u32
     }
 
     /// A request of tenant `t` on route `r` with the route's own costs.
@@ -157,9 +132,7 @@ impl Sim<'_> {
         let route = &cfg.api.routes[r];
         let mut f = Flight::new(self.now, r, route.kind, owner);
         f.tenant = t;
-        let (path, query) = cfg
-            .api
-            .path(&mut self.rng, r, &cfg.people.tenants[t as usize].id);
+        let (path, query) = cfg.api.path(&mut self.rng, r, &cfg.people.tenants[t as usize].id);
         f.path = path;
         f.query = query;
         f.cpu_ms = self.rng.lognormal(route.cpu_ms, route.cpu_sigma) as f32;
@@ -184,10 +157,7 @@ impl Sim<'_> {
         let t = self.pick_tenant();
         let total = *self.route_cum.last().unwrap_or(&1.0);
         let x = self.rng.unit() * total;
-        let r = self
-            .route_cum
-            .partition_point(|c| *c <= x)
-            .min(self.route_cum.len() - 1);
+        let r = self.route_cum.partition_point(|c| *c <= x).min(self.route_cum.len() - 1);
         let mut f = self.tenant_flight(t, r, Owner::Ordinary);
         if self.rng.chance(cfg.traffic.client_errors) {
             f.status = self.rng.pick(&[400, 401, 403, 404, 404, 404, 422]);
@@ -221,8 +191,7 @@ impl Sim<'_> {
         if !failed || f.attempt as u32 >= p.attempts {
             return;
         }
-        let browser =
-            self.cfg.people.kinds[f.tenant as usize] == super::super::people::ClientKind::Browser;
+        let browser = self.cfg.people.kinds[f.tenant as usize] == super::super::people::ClientKind::Browser;
         if browser && !self.rng.chance(0.3) {
             return;
         }
@@ -244,13 +213,7 @@ impl Sim<'_> {
         f.ua = o.ua;
         f.client_timeout = o.client_timeout;
         f.tag = o.tag;
-        f.status = if o.kind == ReqKind::Websocket {
-            101
-        } else if route.method == "POST" {
-            201
-        } else {
-            200
-        };
+        f.status = if o.kind == ReqKind::Websocket { 101 } else if route.method == "POST" { 201 } else { 200 };
         f.cpu_ms = o.cpu_ms;
         f.db_ms = o.db_ms;
         let id = self.flight(f);
@@ -262,10 +225,7 @@ impl Sim<'_> {
             Actor::Exporter(e) => self.exporter_next(a, g, e.clone()),
             Actor::Stream(s) => {
                 let s = s.clone();
-                if self.now >= s.end
-                    || matches!(self.actors.st[a as usize], A::Stream)
-                        && self.ground.actor_end[a as usize].is_some()
-                {
+                if self.now >= s.end || matches!(self.actors.st[a as usize], A::Stream) && self.ground.actor_end[a as usize].is_some() {
                     self.ground.actor_end[a as usize].get_or_insert(self.now.min(s.end));
                     return;
                 }
@@ -291,9 +251,7 @@ impl Sim<'_> {
     }
 
     fn exporter_next(&mut self, a: u32, g: u32, e: Exporter) {
-        let A::Exporter(st) = &mut self.actors.st[a as usize] else {
-            return;
-        };
+        let A::Exporter(st) = &mut self.actors.st[a as usize] else { return };
         if g != st.gen || st.finished {
             return;
         }
@@ -308,9 +266,7 @@ impl Sim<'_> {
         }
         let gap = (1000.0 / e.rate * self.rng.uniform(0.5, 1.5)).max(1.0) as Ms;
         self.at(self.now + gap, Ev::Actor(a, 0, g));
-        let A::Exporter(st) = &mut self.actors.st[a as usize] else {
-            return;
-        };
+        let A::Exporter(st) = &mut self.actors.st[a as usize] else { return };
         if st.inflight >= e.max_inflight {
             return;
         }
@@ -337,9 +293,7 @@ impl Sim<'_> {
         let ok = status < 400;
         match &self.cfg.actors[a as usize] {
             Actor::Exporter(e) => {
-                let A::Exporter(st) = &mut self.actors.st[a as usize] else {
-                    return;
-                };
+                let A::Exporter(st) = &mut self.actors.st[a as usize] else { return };
                 if tag >> 24 != st.run || st.finished {
                     return;
                 }
@@ -374,9 +328,7 @@ impl Sim<'_> {
             }
             Actor::Dispatcher(d) => {
                 let vis = d.visibility_ms;
-                let A::Dispatcher(st) = &mut self.actors.st[a as usize] else {
-                    return;
-                };
+                let A::Dispatcher(st) = &mut self.actors.st[a as usize] else { return };
                 if ok {
                     st.processed += 1;
                 } else {
@@ -396,19 +348,12 @@ impl Sim<'_> {
         let now = self.now;
         self.at(now + 1000, Ev::Actor(a, 0, 0));
         let arrivals = self.rng.poisson(d.rate * d.mult.at(now));
-        let batch: u32 = d
-            .batches
-            .iter()
-            .filter(|b| b.0 > now - 1000 && b.0 <= now)
-            .map(|b| b.1)
-            .sum();
+        let batch: u32 = d.batches.iter().filter(|b| b.0 > now - 1000 && b.0 <= now).map(|b| b.1).sum();
         let mut new = Vec::new();
         for _ in 0..arrivals as u32 + batch {
             new.push(self.pick_tenant());
         }
-        let A::Dispatcher(st) = &mut self.actors.st[a as usize] else {
-            return;
-        };
+        let A::Dispatcher(st) = &mut self.actors.st[a as usize] else { return };
         st.queue.extend(new.into_iter().map(|t| (t, false)));
         while st.invisible.front().is_some_and(|x| x.0 <= now) {
             if let Some((_, t)) = st.invisible.pop_front() {
@@ -426,11 +371,7 @@ impl Sim<'_> {
             let mut f = self.tenant_flight(tenant, d.route, Owner::Actor(a, 0));
             f.t0 = now + (k as f64 * 1000.0 / n as f64) as Ms;
             f.cpu_ms = self.rng.lognormal(d.cpu_ms, d.cpu_sigma) as f32;
-            f.db_ms = if d.db_ms > 0.0 {
-                self.rng.lognormal(d.db_ms, 0.5) as f32
-            } else {
-                0.0
-            };
+            f.db_ms = if d.db_ms > 0.0 { self.rng.lognormal(d.db_ms, 0.5) as f32 } else { 0.0 };
             f.ua = ua;
             f.ip = ip;
             f.retry = retry;
@@ -443,14 +384,10 @@ impl Sim<'_> {
 
     fn socket_timer(&mut self, a: u32, c: u32, g: u32, s: &Sockets) {
         if c == CHURN {
-            let gap = self
-                .rng
-                .gap_ms(s.clients as f64 * s.churn_per_hour / 3600.0) as Ms;
+            let gap = self.rng.gap_ms(s.clients as f64 * s.churn_per_hour / 3600.0) as Ms;
             self.at(self.now + gap.max(1), Ev::Actor(a, CHURN, 0));
             let k = self.rng.range(0, s.clients as i64 - 1) as usize;
-            let A::Sockets(st) = &mut self.actors.st[a as usize] else {
-                return;
-            };
+            let A::Sockets(st) = &mut self.actors.st[a as usize] else { return };
             if st.connected[k] {
                 st.connected[k] = false;
                 st.gen[k] += 1;
@@ -461,9 +398,7 @@ impl Sim<'_> {
             }
             return;
         }
-        let A::Sockets(st) = &self.actors.st[a as usize] else {
-            return;
-        };
+        let A::Sockets(st) = &self.actors.st[a as usize] else { return };
         let k = c as usize;
         if st.gen[k] != g || st.connected[k] {
             return;
@@ -495,9 +430,7 @@ impl Sim<'_> {
 
     fn socket_outcome(&mut self, a: u32, c: u32, id: u32, t: Ms, ok: bool, s: &Sockets) {
         let tag = self.flights[id as usize].tag;
-        let A::Sockets(st) = &mut self.actors.st[a as usize] else {
-            return;
-        };
+        let A::Sockets(st) = &mut self.actors.st[a as usize] else { return };
         let k = c as usize;
         if tag >> 8 != st.gen[k] {
             return;
@@ -528,11 +461,7 @@ impl Sim<'_> {
             if step == 2 {
                 st.step[k] = 1;
             }
-            let base = if step == 0 {
-                s.retry_ms
-            } else {
-                s.retry_ms * 3.0
-            };
+            let base = if step == 0 { s.retry_ms } else { s.retry_ms * 3.0 };
             let d = (base * 1.5f64.powi(n as i32 - 1)).min(s.max_retry_ms);
             delay = (d * self.rng.uniform(0.8, 1.2)) as Ms;
         }
@@ -543,13 +472,9 @@ impl Sim<'_> {
     /// The breaker opened: every websocket is dropped; clients reconnect at once.
     pub(super) fn sockets_disconnect(&mut self) {
         for a in 0..self.actors.st.len() {
-            let Actor::Sockets(s) = &self.cfg.actors[a] else {
-                continue;
-            };
+            let Actor::Sockets(s) = &self.cfg.actors[a] else { continue };
             let relogin = s.relogin;
-            let A::Sockets(st) = &mut self.actors.st[a] else {
-                continue;
-            };
+            let A::Sockets(st) = &mut self.actors.st[a] else { continue };
             let mut timers = Vec::new();
             for k in 0..st.connected.len() {
                 if st.connected[k] {
@@ -575,9 +500,7 @@ impl Sim<'_> {
         }
         let per_min = self.actors.provider_per_min;
         let ac = &mut self.actors;
-        ac.provider_tokens = (ac.provider_tokens
-            + (self.now - ac.provider_last) as f64 / 60_000.0 * per_min)
-            .min(per_min);
+        ac.provider_tokens = (ac.provider_tokens + (self.now - ac.provider_last) as f64 / 60_000.0 * per_min).min(per_min);
         ac.provider_last = self.now;
         if ac.provider_tokens >= 1.0 {
             ac.provider_tokens -= 1.0;

@@ -40,10 +40,7 @@ impl Sim<'_> {
         self.insts
             .iter()
             .enumerate()
-            .filter(|(j, x)| {
-                !matches!(x.st, St::Gone | St::Draining)
-                    && self.world.instances[*j].replica_set == rs
-            })
+            .filter(|(j, x)| !matches!(x.st, St::Gone | St::Draining) && self.world.instances[*j].replica_set == rs)
             .count() as u32
     }
 
@@ -65,26 +62,15 @@ impl Sim<'_> {
 
     pub(super) fn act(&mut self, a: &Action, responder: bool) {
         let label = format!("{}{:?}", if responder { "responder: " } else { "" }, a);
-        self.ground
-            .actions
-            .push((self.now, label.chars().take(120).collect()));
+        self.ground.actions.push((self.now, label.chars().take(120).collect()));
         match a {
-            Action::Deploy {
-                version,
-                rollback,
-                reason,
-                actor,
-            } => {
+            Action::Deploy { version, rollback, reason, actor } => {
                 for r in self.rollouts.iter_mut() {
                     r.cancelled = true;
                 }
                 let from = self.version;
                 self.version = *version;
-                let kind = if *rollback {
-                    ChangeKind::Rollback
-                } else {
-                    ChangeKind::Deploy
-                };
+                let kind = if *rollback { ChangeKind::Rollback } else { ChangeKind::Deploy };
                 let c = self.change(kind, actor);
                 let ch = &mut self.world.changes[c];
                 ch.version = Some(self.cfg.versions[*version].name.clone());
@@ -93,10 +79,7 @@ impl Sim<'_> {
                 let old: Vec<u32> = self
                     .live_instances()
                     .into_iter()
-                    .filter(|i| {
-                        !self.insts[*i as usize].canary
-                            && self.insts[*i as usize].version != *version
-                    })
+                    .filter(|i| !self.insts[*i as usize].canary && self.insts[*i as usize].version != *version)
                     .collect();
                 self.rollouts.push(Rollout {
                     version: *version,
@@ -109,11 +92,7 @@ impl Sim<'_> {
                 });
                 self.at(self.now, Ev::RolloutStep(self.rollouts.len() as u32 - 1));
             }
-            Action::Canary {
-                version,
-                count,
-                actor,
-            } => {
+            Action::Canary { version, count, actor } => {
                 let c = self.change(ChangeKind::Deploy, actor);
                 let rs = self.canary_rs.clone();
                 self.scaling_event(&rs, 0, *count as u32);
@@ -128,16 +107,10 @@ impl Sim<'_> {
                 ch.reason = Some("canary".into());
             }
             Action::AbortCanary { reason, actor } => {
-                let canaries: Vec<u32> = self
-                    .live_instances()
-                    .into_iter()
-                    .filter(|i| self.insts[*i as usize].canary)
-                    .collect();
+                let canaries: Vec<u32> = self.live_instances().into_iter().filter(|i| self.insts[*i as usize].canary).collect();
                 let rs = self.canary_rs.clone();
                 self.scaling_event(&rs, canaries.len() as u32, 0);
-                let from = canaries
-                    .first()
-                    .map(|i| self.world.instances[*i as usize].version.clone());
+                let from = canaries.first().map(|i| self.world.instances[*i as usize].version.clone());
                 for i in &canaries {
                     self.stop(*i);
                 }
@@ -163,17 +136,9 @@ impl Sim<'_> {
                 ch.reason = Some(reason.clone());
                 ch.instances = new;
             }
-            Action::Restart {
-                which,
-                reason,
-                actor,
-            } => {
+            Action::Restart { which, reason, actor } => {
                 let list: Vec<u32> = match which {
-                    Which::Stuck => self
-                        .live_instances()
-                        .into_iter()
-                        .filter(|i| self.insts[*i as usize].stuck)
-                        .collect(),
+                    Which::Stuck => self.live_instances().into_iter().filter(|i| self.insts[*i as usize].stuck).collect(),
                     Which::Some(v) => v.iter().map(|i| *i as u32).collect(),
                 };
                 let c = self.change(ChangeKind::ManualRestart, actor);
@@ -185,12 +150,7 @@ impl Sim<'_> {
                     self.launch(v, false);
                 }
             }
-            Action::RateLimit {
-                tenant,
-                rps,
-                reason,
-                actor,
-            } => {
+            Action::RateLimit { tenant, rps, reason, actor } => {
                 self.limits[*tenant] = Some((*rps, rps.max(1.0), self.now));
                 let c = self.change(ChangeKind::RateLimit, actor);
                 self.world.changes[c].tenant = Some(*tenant);
@@ -226,11 +186,7 @@ impl Sim<'_> {
                 self.stop(i as u32);
                 self.launch(v, false);
             }
-            Action::DbFix {
-                mult,
-                reason,
-                actor,
-            } => {
+            Action::DbFix { mult, reason, actor } => {
                 self.db_fix *= mult;
                 let c = self.change(ChangeKind::Config, actor);
                 self.world.changes[c].reason = Some(reason.clone());
@@ -283,9 +239,7 @@ impl Sim<'_> {
             self.rollouts[r as usize].waiting = Some(j);
             self.at(self.now + 1000, Ev::RolloutStep(r));
         } else {
-            self.ground
-                .actions
-                .push((self.now, "rollout complete".into()));
+            self.ground.actions.push((self.now, "rollout complete".into()));
         }
     }
 
@@ -298,15 +252,19 @@ impl Sim<'_> {
             return;
         }
         let s = ((self.now - self.cfg.start) / 1000) as usize;
-        let (mut n, mut fail, mut lat) = (0u32, 0u32, 0.0);
-        for b in &self.secs[s.saturating_sub(60)..s.min(self.secs.len())] {
-            n += b.0;
-            fail += b.1;
-            lat += b.2;
-        }
+        let sum = |from: usize, to: usize| {
+            self.secs[from.min(self.secs.len())..to.min(self.secs.len())].iter().fold((0u32, 0u32, 0.0), |a, b| (a.0 + b.0, a.1 + b.1, a.2 + b.2))
+        };
+        let (base_fail, base_lat) = *self.alert_base.get_or_insert_with(|| {
+            let armed = ((r.armed_at - self.cfg.start).max(0) / 1000) as usize;
+            let (n, f, l) = sum(0, armed);
+            let n = n.max(1) as f64;
+            (f as f64 / n, if l > 0.0 { l / n } else { self.ground.expected_latency_ms })
+        });
+        let (n, fail, lat) = sum(s.saturating_sub(60), s);
         let late = r.fallback_ms > 0 && self.now >= r.armed_at + r.fallback_ms;
-        let slow = n >= 20 && lat / n as f64 >= 3.0 * self.ground.expected_latency_ms + 200.0;
-        let failing = fail >= 5 && fail as f64 >= 0.02 * n as f64;
+        let slow = n >= 20 && lat / n as f64 >= (3.0 * base_lat).max(base_lat + 200.0);
+        let failing = fail >= 5 && fail as f64 >= (0.02f64).max(3.0 * base_fail) * n as f64;
         if slow || failing {
             self.alert_streak += 1;
         } else {
@@ -323,11 +281,7 @@ impl Sim<'_> {
     pub(super) fn breaker_check(&mut self) {
         let Some(b) = &self.cfg.breaker else { return };
         let now = self.now;
-        while self
-            .pool_timeouts
-            .front()
-            .is_some_and(|t| *t < now - 10_000)
-        {
+        while self.pool_timeouts.front().is_some_and(|t| *t < now - 10_000) {
             self.pool_timeouts.pop_front();
         }
         if self.breaker_until.is_some() || (self.pool_timeouts.len() as u32) < b.threshold {

@@ -55,6 +55,9 @@ pub struct Fleet {
     pub boot_ms: f64,
     /// How long a graceful stop waits for requests in flight before the process is killed.
     pub grace_ms: Ms,
+    /// Worker threads per instance (Tomcat's max threads, Puma's threads): a request waits
+    /// for a free one, first come first served. 0: no limit (an event loop, goroutines).
+    pub workers: u32,
 }
 
 #[derive(Clone, Debug)]
@@ -83,6 +86,9 @@ pub struct Probes {
     pub readiness: Probe,
     /// The kubelet's `User-Agent` (`kube-probe/1.29`).
     pub user_agent: String,
+    /// The health endpoints listen on their own port with their own threads (Spring Boot's
+    /// management port): probes never wait for a request worker.
+    pub own_port: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -268,61 +274,23 @@ pub enum Action {
         actor: String,
     },
     /// New-version pods join the fleet beside the old ones.
-    Canary {
-        version: usize,
-        count: usize,
-        actor: String,
-    },
-    AbortCanary {
-        reason: String,
-        actor: String,
-    },
-    ScaleOut {
-        to: usize,
-        reason: String,
-        actor: String,
-    },
+    Canary { version: usize, count: usize, actor: String },
+    AbortCanary { reason: String, actor: String },
+    ScaleOut { to: usize, reason: String, actor: String },
     /// Responders delete pods; replacements start.
-    Restart {
-        which: Which,
-        reason: String,
-        actor: String,
-    },
-    RateLimit {
-        tenant: usize,
-        rps: f64,
-        reason: String,
-        actor: String,
-    },
-    FlagOn {
-        actor: String,
-    },
-    FlagOff {
-        reason: String,
-        actor: String,
-    },
+    Restart { which: Which, reason: String, actor: String },
+    RateLimit { tenant: usize, rps: f64, reason: String, actor: String },
+    FlagOn { actor: String },
+    FlagOff { reason: String, actor: String },
     /// The instance keeps accepting requests and stops answering them.
-    Stick {
-        instance: usize,
-    },
+    Stick { instance: usize },
     /// The instance resets connections for a while (a blip of 502s).
-    Refuse {
-        instance: usize,
-        ms: Ms,
-    },
+    Refuse { instance: usize, ms: Ms },
     /// The orchestrator replaces a pod (node maintenance): a routine restart.
-    Evict {
-        instance: usize,
-    },
+    Evict { instance: usize },
     /// A configuration change that relieves the database (a read replica, an index).
-    DbFix {
-        mult: f64,
-        reason: String,
-        actor: String,
-    },
-    StopActor {
-        actor: usize,
-    },
+    DbFix { mult: f64, reason: String, actor: String },
+    StopActor { actor: usize },
 }
 
 /// Responders: once the service is visibly unwell after `armed_at`, they act, each step after

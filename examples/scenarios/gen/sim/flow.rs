@@ -77,14 +77,32 @@ impl Sim<'_> {
         f.slot = inst.flights.len() as u32;
         inst.flights.push(id);
         if cfg.fleet.mem_per_flight_mb > 0.0 {
-            let mem =
-                cfg.fleet.mem_base_mb + cfg.fleet.mem_per_flight_mb * inst.flights.len() as f64;
+            let mem = cfg.fleet.mem_base_mb + cfg.fleet.mem_per_flight_mb * inst.flights.len() as f64;
             if mem > cfg.fleet.mem_limit_mb {
                 self.kill(i, EndCause::OomKill);
                 return;
             }
         }
-        if inst.stuck && !probe {
+        let needs_worker = cfg.fleet.workers > 0 && !(probe && cfg.probes.own_port);
+        if needs_worker {
+            if inst.busy >= cfg.fleet.workers {
+                f.stage = Stage::Queued;
+                inst.line.push_back(id);
+                return;
+            }
+            inst.busy += 1;
+            f.worker = true;
+        }
+        self.work(i, id);
+    }
+
+    /// A worker (or the event loop) takes the request: it hangs on a stuck instance, else it
+    /// runs on the CPU.
+    fn work(&mut self, i: u32, id: u32) {
+        let now = self.now;
+        let inst = &mut self.insts[i as usize];
+        let f = &mut self.flights[id as usize];
+        if inst.stuck && !matches!(f.owner, Owner::Probe(_)) {
             f.stage = Stage::Hung;
             return;
         }
@@ -92,6 +110,21 @@ impl Sim<'_> {
         let work = f.cpu_ms as f64;
         inst.cpu.add(now, id, work);
         self.cpu_schedule(i);
+    }
+
+    /// A worker is free: the first request still waiting for one takes it.
+    fn release_worker(&mut self, i: u32) {
+        let inst = &mut self.insts[i as usize];
+        inst.busy = inst.busy.saturating_sub(1);
+        while let Some(id) = self.insts[i as usize].line.pop_front() {
+            let f = &mut self.flights[id as usize];
+            if f.stage == Stage::Queued && f.inst == i && f.life == self.insts[i as usize].life {
+                f.worker = true;
+                self.insts[i as usize].busy += 1;
+                self.work(i, id);
+                break;
+            }
+        }
     }
 
     pub(super) fn cpu_schedule(&mut self, i: u32) {
@@ -124,10 +157,7 @@ impl Sim<'_> {
                 self.app_answer(id, 500, Some(Failure::AppError));
                 return;
             }
-            if f.kind == ReqKind::Api
-                && f.owner == Owner::Ordinary
-                && self.rng.chance(cfg.noise_errors)
-            {
+            if f.kind == ReqKind::Api && f.owner == Owner::Ordinary && self.rng.chance(cfg.noise_errors) {
                 let line = cfg.stack.app_error(&mut self.rng);
                 self.flights[id as usize].noise = true;
                 self.log_line(i, line, LogTopic::AppError, Some(id));
@@ -151,8 +181,7 @@ impl Sim<'_> {
             if let Some(flag) = &cfg.flag {
                 if self.flag_on && f.route as usize == flag.route {
                     let d = self.rng.lognormal(flag.dep_ms, flag.dep_sigma);
-                    self.flights[id as usize].dep_ms =
-                        d.min(flag.dep_timeout_ms as f64 + 1.0) as f32;
+                    self.flights[id as usize].dep_ms = d.min(flag.dep_timeout_ms as f64 + 1.0) as f32;
                 }
             }
         }
@@ -203,9 +232,7 @@ impl Sim<'_> {
         let (i, leak, dep) = (f.inst, f.leak, f.dep_ms);
         self.release(i, leak);
         if leak {
-            let route = self.cfg.api.routes[self.flights[id as usize].route as usize]
-                .template
-                .clone();
+            let route = self.cfg.api.routes[self.flights[id as usize].route as usize].template.clone();
             if self.rng.chance(0.2) {
                 if let Some(line) = self.cfg.stack.leak(&mut self.rng, &route) {
                     self.log_line(i as usize, line, LogTopic::ConnectionLeak, None);
@@ -246,11 +273,7 @@ impl Sim<'_> {
                     stack: None,
                 };
                 self.log_line(i, line, LogTopic::DependencyError, Some(id));
-                let status = if self.cfg.lb.timeout_ms % 2 == 0 {
-                    504
-                } else {
-                    500
-                };
+                let status = if self.cfg.lb.timeout_ms % 2 == 0 { 504 } else { 500 };
                 self.app_answer(id, status, Some(Failure::DependencyTimeout));
                 return;
             }
@@ -282,10 +305,7 @@ impl Sim<'_> {
         let i = f.inst as usize;
         f.pool_wait = (now - f.wait_from) as u32;
         self.insts[i].pool.give_up(now);
-        let line = self
-            .cfg
-            .stack
-            .pool_timeout(self.cfg.fleet.acquire_timeout_ms, self.cfg.fleet.pool);
+        let line = self.cfg.stack.pool_timeout(self.cfg.fleet.acquire_timeout_ms, self.cfg.fleet.pool);
         self.log_line(i, line, LogTopic::PoolTimeout, Some(id));
         self.pool_timeouts.push_back(now);
         self.breaker_check();
@@ -298,6 +318,11 @@ impl Sim<'_> {
         let f = &mut self.flights[id as usize];
         let i = f.inst;
         f.stage = Stage::Done;
+        if f.worker {
+            f.worker = false;
+            self.release_worker(i);
+        }
+        let f = &mut self.flights[id as usize];
         let inst = &mut self.insts[i as usize];
         inst.served += 1;
         if f.slot != NONE {
@@ -311,9 +336,9 @@ impl Sim<'_> {
         let f = &self.flights[id as usize];
         if f.out != NONE {
             // The load balancer gave up earlier; the ground truth still learns the hold time.
-            let r = &mut self.world.requests[f.out as usize];
-            r.pool_hold_ms = f.pool_hold;
-            r.pool_wait_ms = f.pool_wait;
+            let x = &mut self.ground.requests[f.out as usize];
+            x.pool_hold_ms = f.pool_hold;
+            x.pool_wait_ms = f.pool_wait;
         }
         if let Owner::Probe(live) = f.owner {
             if !f.lb_done {
@@ -325,10 +350,7 @@ impl Sim<'_> {
         // Most stacks log a failed request's line; some only now and then.
         if status >= 500 && f.kind != ReqKind::HealthCheck && self.rng.chance(0.8) {
             let route = &self.cfg.api.routes[f.route as usize];
-            let line = self
-                .cfg
-                .stack
-                .request_failed(route.method, &f.path, status, now - f.t0);
+            let line = self.cfg.stack.request_failed(route.method, &f.path, status, now - f.t0);
             self.log_line(i as usize, line, LogTopic::RequestError, Some(id));
         }
         if !self.flights[id as usize].lb_done {
@@ -405,10 +427,8 @@ impl Sim<'_> {
             _ => 0,
         };
         let instance = (f.inst != NONE).then_some(f.inst as usize);
-        let referer = (route.kind != ReqKind::HealthCheck
-            && self.strs[f.ua as usize].starts_with("Mozilla")
-            && self.rng.chance(0.6))
-        .then(|| format!("https://app.{}/", cfg.host.trim_start_matches("api.")));
+        let referer = (route.kind != ReqKind::HealthCheck && self.strs[f.ua as usize].starts_with("Mozilla") && self.rng.chance(0.6))
+            .then(|| format!("https://app.{}/", cfg.host.trim_start_matches("api.")));
         let request_id = self.request_id(id);
         let f = &mut self.flights[id as usize];
         let r = Request {
@@ -431,11 +451,8 @@ impl Sim<'_> {
             kind: f.kind,
             failure: f.failure,
             retry: f.retry,
-            route: f.route,
-            noise: f.noise,
-            pool_wait_ms: f.pool_wait,
-            pool_hold_ms: f.pool_hold,
         };
+        self.ground.requests.push(ReqTruth { route: f.route, noise: f.noise, pool_wait_ms: f.pool_wait, pool_hold_ms: f.pool_hold });
         // Only a failed request may be re-sent with the same path: others drop theirs.
         if f.status < 400 {
             f.path = String::new();

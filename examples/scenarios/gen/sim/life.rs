@@ -33,11 +33,7 @@ impl Sim<'_> {
             })
             .unwrap_or(node);
         self.next_ip += 1;
-        let ip = format!(
-            "10.42.{}.{}",
-            1 + (node % 200),
-            10 + (self.next_ip * 7 + node as u32) % 240
-        );
+        let ip = format!("10.42.{}.{}", 1 + (node % 200), 10 + (self.next_ip * 7 + node as u32) % 240);
         let name = cfg.versions[version].name.clone();
         self.world.instances.push(Instance {
             pod: format!("{rs}-{}", self.rng.k8s_suffix(5)),
@@ -58,6 +54,8 @@ impl Sim<'_> {
             cpu: Cpu::new(cfg.fleet.cores, cfg.stack.cpu_fifo, self.now),
             pool: Pool::new(cfg.fleet.pool),
             flights: Vec::new(),
+            busy: 0,
+            line: Default::default(),
             ready: false,
             live_fails: 0,
             ready_fails: 0,
@@ -101,17 +99,8 @@ impl Sim<'_> {
         if logs {
             let version = self.world.instances[i as usize].version.clone();
             let pid = self.insts[i as usize].pid;
-            for (k, (off, line)) in cfg
-                .stack
-                .startup(&version, boot, pid)
-                .into_iter()
-                .enumerate()
-            {
-                let topic = if k == 0 {
-                    LogTopic::VersionBanner
-                } else {
-                    LogTopic::Startup
-                };
+            for (k, (off, line)) in cfg.stack.startup(&version, boot, pid).into_iter().enumerate() {
+                let topic = if k == 0 { LogTopic::VersionBanner } else { LogTopic::Startup };
                 self.log_at(t + off, i as usize, line, topic);
             }
         }
@@ -121,15 +110,9 @@ impl Sim<'_> {
     pub(super) fn schedule_probes(&mut self, i: u32, offset: Ms) {
         let life = self.insts[i as usize].life;
         let p = &self.cfg.probes;
-        self.at(
-            self.now + offset % p.readiness.period_ms + 1,
-            Ev::Probe(i, false, life),
-        );
+        self.at(self.now + offset % p.readiness.period_ms + 1, Ev::Probe(i, false, life));
         if let Some(l) = &p.liveness {
-            self.at(
-                self.now + l.period_ms + offset % l.period_ms,
-                Ev::Probe(i, true, life),
-            );
+            self.at(self.now + l.period_ms + offset % l.period_ms, Ev::Probe(i, true, life));
         }
     }
 
@@ -203,29 +186,17 @@ impl Sim<'_> {
         }
         let (threshold, path, kind) = if live {
             inst.live_fails += 1;
-            let p = self
-                .cfg
-                .probes
-                .liveness
-                .as_ref()
-                .map_or((3, 0), |p| (p.failure_threshold, p.route));
+            let p = self.cfg.probes.liveness.as_ref().map_or((3, 0), |p| (p.failure_threshold, p.route));
             (p.0, p.1, InfraKind::LivenessFailed)
         } else {
             inst.ready_fails += 1;
             let p = &self.cfg.probes.readiness;
             (p.failure_threshold, p.route, InfraKind::ReadinessFailed)
         };
-        let fails = if live {
-            inst.live_fails
-        } else {
-            inst.ready_fails
-        };
+        let fails = if live { inst.live_fails } else { inst.ready_fails };
         self.ground.probe_failures.push((now, i as usize, live));
         let w = &self.world.instances[i as usize];
-        let url = format!(
-            "http://{}:{}{}",
-            w.ip, w.port, self.cfg.api.routes[path].template
-        );
+        let url = format!("http://{}:{}{}", w.ip, w.port, self.cfg.api.routes[path].template);
         let what = if live { "Liveness" } else { "Readiness" };
         let message = if timed_out {
             format!("{what} probe failed: Get \"{url}\": context deadline exceeded (Client.Timeout exceeded while awaiting headers)")
@@ -236,11 +207,7 @@ impl Sim<'_> {
         if fails >= threshold {
             if live {
                 let c = self.cfg.service.clone();
-                self.event(
-                    Some(i as usize),
-                    InfraKind::Killing,
-                    format!("Container {c} failed liveness probe, will be restarted"),
-                );
+                self.event(Some(i as usize), InfraKind::Killing, format!("Container {c} failed liveness probe, will be restarted"));
                 self.kill(i, EndCause::LivenessKill);
             } else if self.insts[i as usize].ready {
                 self.set_ready(i, false);
@@ -257,22 +224,9 @@ impl Sim<'_> {
                 self.log_line(i as usize, line, LogTopic::Memory, None);
             }
             let c = self.cfg.service.clone();
-            self.event(
-                Some(i as usize),
-                InfraKind::OomKilled,
-                format!(
-                    "Container {c} was OOMKilled (exit code 137): memory limit {} MiB exceeded",
-                    self.cfg.fleet.mem_limit_mb as i64
-                ),
-            );
+            self.event(Some(i as usize), InfraKind::OomKilled, format!("Container {c} was OOMKilled (exit code 137): memory limit {} MiB exceeded", self.cfg.fleet.mem_limit_mb as i64));
         } else if cause == EndCause::LivenessKill {
-            if let Some((_, line)) = self
-                .cfg
-                .stack
-                .shutdown(self.insts[i as usize].pid)
-                .into_iter()
-                .next()
-            {
+            if let Some((_, line)) = self.cfg.stack.shutdown(self.insts[i as usize].pid).into_iter().next() {
                 self.log_line(i as usize, line, LogTopic::Shutdown, None);
             }
         }
@@ -291,14 +245,7 @@ impl Sim<'_> {
             let pod = self.world.instances[i as usize].pod.clone();
             let c = self.cfg.service.clone();
             let ns = self.cfg.namespace.clone();
-            self.event(
-                Some(i as usize),
-                InfraKind::BackOff,
-                format!(
-                    "Back-off restarting failed container {c} in pod {pod}_{ns}({})",
-                    uid(&pod)
-                ),
-            );
+            self.event(Some(i as usize), InfraKind::BackOff, format!("Back-off restarting failed container {c} in pod {pod}_{ns}({})", uid(&pod)));
         }
         let start = now + delay + self.rng.range(300, 1500);
         self.at(start, Ev::Start(i, life));
@@ -318,7 +265,7 @@ impl Sim<'_> {
             f.stage = Stage::Done;
             if f.out != NONE {
                 let hold = f.pool_hold;
-                self.world.requests[f.out as usize].pool_hold_ms = hold;
+                self.ground.requests[f.out as usize].pool_hold_ms = hold;
             }
             if !self.flights[id as usize].lb_done {
                 if let Owner::Probe(_) = self.flights[id as usize].owner {
@@ -331,6 +278,8 @@ impl Sim<'_> {
         let inst = &mut self.insts[i as usize];
         inst.cpu.clear(now);
         inst.pool.reset(now);
+        inst.busy = 0;
+        inst.line.clear();
         let spans = std::mem::take(&mut inst.pool.wait_spans);
         self.ground.pool_waits.resize(self.insts.len(), Vec::new());
         self.ground.pool_waits[i as usize].extend(spans);
@@ -348,22 +297,10 @@ impl Sim<'_> {
         let c = self.cfg.service.clone();
         let image = self.world.instances[i as usize].image.clone();
         if self.insts[i as usize].restarts > 0 && self.insts[i as usize].st == St::Down {
-            self.event(
-                Some(i as usize),
-                InfraKind::Pulled,
-                format!("Container image \"{image}\" already present on machine"),
-            );
+            self.event(Some(i as usize), InfraKind::Pulled, format!("Container image \"{image}\" already present on machine"));
         }
-        self.event(
-            Some(i as usize),
-            InfraKind::Created,
-            format!("Created container {c}"),
-        );
-        self.event(
-            Some(i as usize),
-            InfraKind::Started,
-            format!("Started container {c}"),
-        );
+        self.event(Some(i as usize), InfraKind::Created, format!("Created container {c}"));
+        self.event(Some(i as usize), InfraKind::Started, format!("Started container {c}"));
         let boot = self.begin_life(i, self.now, true);
         let life = self.insts[i as usize].life;
         self.at(self.now + boot, Ev::Boot(i, life));
@@ -388,11 +325,7 @@ impl Sim<'_> {
             return;
         }
         let c = self.cfg.service.clone();
-        self.event(
-            Some(i as usize),
-            InfraKind::Killing,
-            format!("Stopping container {c}"),
-        );
+        self.event(Some(i as usize), InfraKind::Killing, format!("Stopping container {c}"));
         self.set_ready(i, false);
         let inst = &mut self.insts[i as usize];
         if inst.st != St::Up {
@@ -433,18 +366,10 @@ impl Sim<'_> {
         let w = &self.world.instances[i as usize];
         let (pod, host, image) = (w.pod.clone(), w.host.clone(), w.image.clone());
         let ns = self.cfg.namespace.clone();
-        self.event(
-            Some(i as usize),
-            InfraKind::Scheduled,
-            format!("Successfully assigned {ns}/{pod} to {host}"),
-        );
+        self.event(Some(i as usize), InfraKind::Scheduled, format!("Successfully assigned {ns}/{pod} to {host}"));
         let pull = self.rng.range(800, 6000);
         if self.rng.chance(0.5) {
-            self.event(
-                Some(i as usize),
-                InfraKind::Pulling,
-                format!("Pulling image \"{image}\""),
-            );
+            self.event(Some(i as usize), InfraKind::Pulling, format!("Pulling image \"{image}\""));
             let s = pull as f64 / 1000.0;
             let t = self.now;
             self.now += pull;
@@ -452,11 +377,7 @@ impl Sim<'_> {
             self.event(Some(i as usize), InfraKind::Pulled, format!("Successfully pulled image \"{image}\" in {s:.3}s ({s:.3}s including waiting). Image size: {size} bytes."));
             self.now = t;
         } else {
-            self.event(
-                Some(i as usize),
-                InfraKind::Pulled,
-                format!("Container image \"{image}\" already present on machine"),
-            );
+            self.event(Some(i as usize), InfraKind::Pulled, format!("Container image \"{image}\" already present on machine"));
         }
         let inst = &mut self.insts[i as usize];
         inst.st = St::Down;

@@ -26,6 +26,8 @@ mod changes;
 mod flow;
 mod life;
 mod observe;
+#[cfg(test)]
+mod tests;
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
@@ -36,9 +38,26 @@ pub use config::*;
 use cpu::Cpu;
 use pool::Pool;
 
+/// What only the simulation knows about one request (parallel to `World::requests`).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ReqTruth {
+    /// Index into [`Ground::routes`]: the template its path was made from.
+    pub route: u16,
+    /// A failure drawn as background noise (a scattered application error), not caused by
+    /// any condition of the service.
+    pub noise: bool,
+    /// Time spent waiting for a pool connection, and holding one.
+    pub pool_wait_ms: u32,
+    pub pool_hold_ms: u32,
+}
+
 /// What only the simulation knows, for the truth.
 #[derive(Clone, Debug, Default)]
 pub struct Ground {
+    /// One per request of `World::requests`, in the same order.
+    pub requests: Vec<ReqTruth>,
+    /// The route templates (`/api/v1/accounts/{tenant}/exports`).
+    pub routes: Vec<String>,
     /// Per instance (index of `World::instances`): spans with a request waiting for the pool.
     pub pool_waits: Vec<Vec<(Ms, Ms)>>,
     /// Probe failures: (time, instance, liveness?).
@@ -65,6 +84,8 @@ pub(crate) const NONE: u32 = u32::MAX;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Stage {
     New,
+    /// Waiting for a worker thread.
+    Queued,
     Cpu,
     PoolWait,
     Db,
@@ -118,6 +139,8 @@ struct Flight {
     record: bool,
     /// Extra per actor: the export page, the job id.
     tag: u32,
+    /// It holds one of the instance's worker threads.
+    worker: bool,
 }
 
 impl Flight {
@@ -154,6 +177,7 @@ impl Flight {
             client_timeout: 0,
             record: true,
             tag: 0,
+            worker: false,
         }
     }
 }
@@ -175,6 +199,9 @@ struct Inst {
     cpu: Cpu,
     pool: Pool,
     flights: Vec<u32>,
+    /// Worker threads in use, and the requests waiting for one.
+    busy: u32,
+    line: std::collections::VecDeque<u32>,
     ready: bool,
     live_fails: u32,
     ready_fails: u32,
@@ -276,6 +303,9 @@ pub struct Sim<'c> {
     /// Alert state: per-second (requests, failures, latency sum) of API requests answered.
     secs: Vec<(u32, u32, f64)>,
     alert_streak: u32,
+    /// The responders' idea of normal: API failures per request and mean latency before
+    /// they were armed.
+    alert_base: Option<(f64, f64)>,
     next_step: usize,
     actors: actors::ActorState,
     series_idx: std::collections::HashMap<(MetricRole, u32), usize>,
@@ -302,15 +332,6 @@ impl<'c> Sim<'c> {
             deployment: cfg.service.clone(),
             namespace: cfg.namespace.clone(),
             host: cfg.host.clone(),
-            stack: {
-                let mut s = cfg.stack.info();
-                s.container = cfg.service.clone();
-                s
-            },
-            routes: cfg.api.routes.iter().map(|r| r.template.clone()).collect(),
-            tenant_in_path: cfg.api.tenant_in_path,
-            tz_offset_ms: cfg.traffic.tz_offset_ms,
-            tz_name: cfg.tz_name.clone(),
             tenants: cfg.people.tenants.clone(),
             ..World::default()
         };
@@ -322,6 +343,7 @@ impl<'c> Sim<'c> {
         let canary_rs = format!("{}-canary-{}", cfg.service, rng.k8s_suffix(10));
         let (db, cpu) = cfg.api.mix_means();
         let ground = Ground {
+            routes: cfg.api.routes.iter().map(|r| r.template.clone()).collect(),
             expected_latency_ms: db + cpu + 2.0,
             actor_end: vec![None; cfg.actors.len()],
             ..Ground::default()
@@ -371,6 +393,7 @@ impl<'c> Sim<'c> {
             rollouts: Vec::new(),
             secs: vec![(0, 0, 0.0); ((cfg.end - cfg.start) / 1000 + 600) as usize],
             alert_streak: 0,
+            alert_base: None,
             next_step: 0,
             actors: actors::ActorState::default(),
             series_idx: Default::default(),
@@ -401,31 +424,14 @@ impl<'c> Sim<'c> {
             for ip in &cfg.people.ips[t] {
                 self.intern(ip);
             }
-            self.tenant_ips
-                .push((first, cfg.people.ips[t].len() as u32));
+            self.tenant_ips.push((first, cfg.people.ips[t].len() as u32));
             let ua = self.intern(&tenant.user_agent);
             self.tenant_ua.push(ua);
         }
         let mut acc = 0.0;
-        self.tenant_cum = cfg
-            .people
-            .weights
-            .iter()
-            .map(|w| {
-                acc += w;
-                acc
-            })
-            .collect();
+        self.tenant_cum = cfg.people.weights.iter().map(|w| { acc += w; acc }).collect();
         let mut acc = 0.0;
-        self.route_cum = cfg
-            .api
-            .weights()
-            .iter()
-            .map(|w| {
-                acc += w;
-                acc
-            })
-            .collect();
+        self.route_cum = cfg.api.weights().iter().map(|w| { acc += w; acc }).collect();
         for i in 0..cfg.fleet.n {
             let inst = self.create_instance(0, false);
             // The initial fleet has been up for a while: no start-up lines in the span.
@@ -439,8 +445,7 @@ impl<'c> Sim<'c> {
         }
         self.actors_init();
         let peak = 1.0 + (cfg.traffic.peak_ratio - 1.0) / (cfg.traffic.peak_ratio + 1.0);
-        self.ordinary_max =
-            cfg.traffic.rate * peak * cfg.traffic.mult.max_over(cfg.start, cfg.end) * 1.02;
+        self.ordinary_max = cfg.traffic.rate * peak * cfg.traffic.mult.max_over(cfg.start, cfg.end) * 1.02;
         self.next_ordinary();
         let first = cfg.start + self.rng.range(0, cfg.scrape_ms - 1);
         self.at(first, Ev::Scrape);
@@ -504,18 +509,21 @@ impl<'c> Sim<'c> {
         let end = self.cfg.end;
         for (i, inst) in self.insts.iter_mut().enumerate() {
             inst.pool.finish(end);
-            self.ground
-                .pool_waits
-                .push(std::mem::take(&mut inst.pool.wait_spans));
+            self.ground.pool_waits.push(std::mem::take(&mut inst.pool.wait_spans));
             let w = &mut self.world.instances[i];
             for r in w.routed.iter_mut() {
                 r.1 = r.1.min(end);
             }
         }
         let w = &mut self.world;
-        w.requests
-            .retain(|r| r.start + r.duration_ms as Ms <= end && r.start >= w.start);
-        w.requests.sort_by_key(|r| r.start);
+        // Requests and their ground truth, kept and sorted together.
+        let mut idx: Vec<usize> = (0..w.requests.len())
+            .filter(|&i| w.requests[i].start + w.requests[i].duration_ms as Ms <= end && w.requests[i].start >= w.start)
+            .collect();
+        idx.sort_by_key(|&i| w.requests[i].start);
+        let mut reqs = std::mem::take(&mut w.requests);
+        w.requests = idx.iter().map(|&i| std::mem::take(&mut reqs[i])).collect();
+        self.ground.requests = idx.iter().map(|&i| self.ground.requests[i]).collect();
         w.logs.retain(|l| l.ts <= end);
         w.logs.sort_by_key(|l| l.ts);
         w.events.retain(|e| e.ts <= end);

@@ -29,10 +29,7 @@ impl Sim<'_> {
             }
             thread = self.cfg.stack.thread(&mut self.rng);
         }
-        if matches!(
-            topic,
-            LogTopic::PoolTimeout | LogTopic::PoolStats | LogTopic::ConnectionLeak
-        ) {
+        if matches!(topic, LogTopic::PoolTimeout | LogTopic::PoolStats | LogTopic::ConnectionLeak) {
             kv.push(("pool".to_string(), self.cfg.stack.pool_name().to_string()));
         }
         let pid = self.insts[i].pid;
@@ -62,14 +59,8 @@ impl Sim<'_> {
         let idx = match self.series_idx.get(&key) {
             Some(k) => *k,
             None => {
-                let pool = matches!(
-                    role,
-                    MetricRole::PoolActive
-                        | MetricRole::PoolIdle
-                        | MetricRole::PoolMax
-                        | MetricRole::PoolPending
-                )
-                .then(|| self.cfg.stack.pool_name().to_string());
+                let pool = matches!(role, MetricRole::PoolActive | MetricRole::PoolIdle | MetricRole::PoolMax | MetricRole::PoolPending)
+                    .then(|| self.cfg.stack.pool_name().to_string());
                 self.world.series.push(Series {
                     role,
                     instance: inst.map(|i| i as usize),
@@ -111,14 +102,8 @@ impl Sim<'_> {
             inst.busy_prev = busy;
             let rate = (inst.served - inst.served_prev) as f64 * 1000.0 / step as f64;
             inst.served_prev = inst.served;
-            let (active, waiting, size) = (
-                inst.pool.in_use + inst.pool.leaked,
-                inst.pool.waiting,
-                inst.pool.size,
-            );
-            let mem = (cfg.fleet.mem_base_mb
-                + cfg.fleet.mem_per_flight_mb * inst.flights.len() as f64)
-                / cfg.fleet.mem_limit_mb;
+            let (active, waiting, size) = (inst.pool.in_use + inst.pool.leaked, inst.pool.waiting, inst.pool.size);
+            let mem = (cfg.fleet.mem_base_mb + cfg.fleet.mem_per_flight_mb * inst.flights.len() as f64) / cfg.fleet.mem_limit_mb;
             in_use += active;
             let jitter = self.rng.uniform(-0.01, 0.01);
             let cpu_v = (cpu + jitter.abs() * 0.5).min(1.0);
@@ -128,31 +113,21 @@ impl Sim<'_> {
             self.point(MetricRole::PoolMax, id, size as f64);
             self.point(MetricRole::PoolPending, id, waiting as f64);
             self.point(MetricRole::Cpu, id, (cpu_v * 1000.0).round() / 1000.0);
-            self.point(
-                MetricRole::Memory,
-                id,
-                ((mem + jitter).clamp(0.0, 1.0) * 1000.0).round() / 1000.0,
-            );
+            self.point(MetricRole::Memory, id, ((mem + jitter).clamp(0.0, 1.0) * 1000.0).round() / 1000.0);
             self.point(MetricRole::RequestsRate, id, (rate * 100.0).round() / 100.0);
             if pool_stats && st == St::Up {
                 if let Some(line) = cfg.stack.pool_stats(size, active, waiting) {
                     self.log_line(i, line, LogTopic::PoolStats, None);
                 }
             }
-            let warns = self
-                .rng
-                .poisson(cfg.noise_warns_per_hour * step as f64 / 3_600_000.0);
+            let warns = self.rng.poisson(cfg.noise_warns_per_hour * step as f64 / 3_600_000.0);
             for _ in 0..warns {
                 let line = if self.rng.chance(0.15) {
                     cfg.stack.app_error(&mut self.rng)
                 } else {
                     cfg.stack.routine_warning(&mut self.rng)
                 };
-                let topic = if line.level == Level::Error {
-                    LogTopic::AppError
-                } else {
-                    LogTopic::Routine
-                };
+                let topic = if line.level == Level::Error { LogTopic::AppError } else { LogTopic::Routine };
                 self.log_line(i, line, topic, None);
             }
         }

@@ -38,7 +38,7 @@ pub fn measure(d: &Draw, w: &World, g: &Ground) -> Truth {
         "span": {"start": iso_s(w.start), "end": iso_s(w.end)},
         "params": Value::Object(d.params.clone()),
         "blips": d.intent.blips.iter().map(|b| b.json()).collect::<Vec<_>>(),
-        "counts": counts(d, w),
+        "counts": counts(d, w, g),
         "timeline_tolerance_s": 30,
         "recovery_tolerance_s": 60,
         "intent": {
@@ -74,18 +74,10 @@ pub fn measure(d: &Draw, w: &World, g: &Ground) -> Truth {
         let inst: Vec<Value> = w.instances.iter().map(|i| json!({"pod": i.pod, "addr": format!("{}:{}", i.ip, i.port), "ip": i.ip, "host": i.host, "task_id": i.task_id, "affected": false})).collect();
         obj.insert("instances".into(), json!(inst));
         obj.insert("instances_affected".into(), json!(0));
-        return Truth {
-            usable: problems.is_empty(),
-            json: base,
-            problems,
-        };
+        return Truth { usable: problems.is_empty(), json: base, problems };
     };
     if !d.intent.incident {
-        problems.push(format!(
-            "a quiet day shows an incident from {} to {}",
-            iso_s(onset),
-            iso_s(recovered)
-        ));
+        problems.push(format!("a quiet day shows an incident from {} to {}", iso_s(onset), iso_s(recovered)));
     }
     if onset - w.start < (20 * 60_000).max(span / 10) {
         problems.push("the onset leaves too little before it".into());
@@ -95,40 +87,19 @@ pub fn measure(d: &Draw, w: &World, g: &Ground) -> Truth {
     }
     let sh = shares::measure(w, g, &s).expect("an incident has shares");
     let blame = shares::blame(d, w, Some(&sh));
-    let c = Ctx {
-        d,
-        w,
-        g,
-        s: &s,
-        sh: &sh,
-        onset,
-        recovered,
-    };
+    let c = Ctx { d, w, g, s: &s, sh: &sh, onset, recovered };
     let mut verdicts = patterns::measure(&c);
     if !d.intent.incident {
         for v in verdicts.iter_mut() {
             v.1 = Verdict::Forbidden;
         }
     }
-    let required: Vec<&str> = verdicts
-        .iter()
-        .filter(|v| v.1 == Verdict::Required)
-        .map(|v| v.0)
-        .collect();
-    let forbidden: Vec<&str> = verdicts
-        .iter()
-        .filter(|v| v.1 == Verdict::Forbidden)
-        .map(|v| v.0)
-        .collect();
-    let figures: serde_json::Map<String, Value> = verdicts
-        .iter()
-        .map(|v| (v.0.to_string(), v.2.clone()))
-        .collect();
+    let required: Vec<&str> = verdicts.iter().filter(|v| v.1 == Verdict::Required).map(|v| v.0).collect();
+    let forbidden: Vec<&str> = verdicts.iter().filter(|v| v.1 == Verdict::Forbidden).map(|v| v.0).collect();
+    let figures: serde_json::Map<String, Value> = verdicts.iter().map(|v| (v.0.to_string(), v.2.clone())).collect();
     let times = timeline::timeline(&c, &verdicts);
     let (instances, fleet, affected) = timeline::instances(&c);
-    let culprit = blame
-        .culprit
-        .map(|t| json!({"tenant": w.tenants[t].id, "integration": w.tenants[t].integration}));
+    let culprit = blame.culprit.map(|t| json!({"tenant": w.tenants[t].id, "integration": w.tenants[t].integration}));
     obj.insert("incident".into(), json!(d.intent.incident));
     obj.insert("onset".into(), json!(iso_s(onset)));
     obj.insert("recovered".into(), json!(iso_s(recovered)));
@@ -153,27 +124,23 @@ pub fn measure(d: &Draw, w: &World, g: &Ground) -> Truth {
             "latency_threshold_ms": s.lat_thr.round(),
         }),
     );
-    Truth {
-        usable: problems.is_empty(),
-        json: base,
-        problems,
-    }
+    Truth { usable: problems.is_empty(), json: base, problems }
 }
 
-fn counts(d: &Draw, w: &World) -> Value {
+fn counts(d: &Draw, w: &World, g: &Ground) -> Value {
     let mut by_status = std::collections::BTreeMap::new();
     let mut by_failure = std::collections::BTreeMap::new();
     let (mut health, mut retries, mut noise, mut fault) = (0, 0, 0, 0);
     let mut culprit = 0;
-    for r in &w.requests {
+    for (r, x) in w.requests.iter().zip(&g.requests) {
         *by_status.entry(r.status.to_string()).or_insert(0) += 1;
         if let Some(f) = r.failure {
             *by_failure.entry(format!("{f:?}")).or_insert(0) += 1;
         }
         health += (r.kind == ReqKind::HealthCheck) as usize;
         retries += r.retry as usize;
-        noise += (r.noise && r.status >= 500) as usize;
-        fault += symptoms::fault_failure(r) as usize;
+        noise += (x.noise && r.status >= 500) as usize;
+        fault += symptoms::fault_failure(r, x) as usize;
         culprit += (r.tenant.is_some() && r.tenant == d.intent.culprit) as usize;
     }
     json!({

@@ -27,7 +27,8 @@
 //! - `backlog_growth`: required when the queue depth peaked (in I and 30 min after) >= 5x its
 //!   baseline median and >= 100; forbidden without a queue, or below 2x or 20.
 //! - `stuck_instance`: required when a minority of instances had a timeout rate (504, 499) in
-//!   I >= 10x their peers' and >= 20%; forbidden when none had >= 3x and >= 5%.
+//!   I >= 10x their peers' and >= 20% while the peers failed < 10% of their requests;
+//!   forbidden when none had >= 3x and >= 5%.
 //! - `upstream_rate_limit`: required with >= 20 upstream rate-limit lines from the onset on;
 //!   forbidden with none.
 //! - `red_herring_deploy`: required when a deploy or rollback within 30 min of the onset was
@@ -97,12 +98,7 @@ pub fn kills(w: &World, a: Ms, b: Ms) -> Vec<(Ms, usize)> {
         .instances
         .iter()
         .enumerate()
-        .flat_map(|(i, inst)| {
-            inst.lives
-                .iter()
-                .filter(|l| hard_kill(l.end_cause))
-                .filter_map(move |l| l.ended.map(|t| (t, i)))
-        })
+        .flat_map(|(i, inst)| inst.lives.iter().filter(|l| hard_kill(l.end_cause)).filter_map(move |l| l.ended.map(|t| (t, i))))
         .filter(|(t, _)| *t >= a && *t < b)
         .collect();
     out.sort();
@@ -124,13 +120,7 @@ pub fn measure(c: &Ctx) -> Vec<(&'static str, Verdict, Value)> {
         ("upstream_rate_limit", upstream(c)),
         ("red_herring_deploy", red_herring(c)),
         ("deploy_regression", regression(c)),
-        (
-            "read_path_writes",
-            (
-                Verdict::Neither,
-                json!({"note": "no database write metrics are simulated"}),
-            ),
-        ),
+        ("read_path_writes", (Verdict::Neither, json!({"note": "no database write metrics are simulated"}))),
     ]
     .into_iter()
     .map(|(id, (v, f))| (id, v, f))
@@ -154,10 +144,7 @@ fn surge(c: &Ctx) -> (Verdict, Value) {
         }
     }
     let req = best.1 >= 5.0 && best.2 >= 0.3 && best.3 >= 0.2;
-    (
-        v(req, !any),
-        json!({"tenant": c.w.tenants.get(best.0).map(|x| x.id.clone()), "rate_ratio": round3(best.1), "share": round3(best.2), "share_rise": round3(best.3)}),
-    )
+    (v(req, !any), json!({"tenant": c.w.tenants.get(best.0).map(|x| x.id.clone()), "rate_ratio": round3(best.1), "share": round3(best.2), "share_rise": round3(best.3)}))
 }
 
 fn hogging(c: &Ctx) -> (Verdict, Value) {
@@ -165,11 +152,7 @@ fn hogging(c: &Ctx) -> (Verdict, Value) {
     let mut best_share = 0.0;
     let mut present = false;
     let mut any = false;
-    for (name, table, subject) in [
-        ("tenant", &c.sh.tenants, true),
-        ("route", &c.sh.routes, true),
-        ("instance", &c.sh.instances, false),
-    ] {
+    for (name, table, subject) in [("tenant", &c.sh.tenants, true), ("route", &c.sh.routes, true), ("instance", &c.sh.instances, false)] {
         for k in 0..table.rows.len() {
             let req = table.share_i(k, REQ);
             for j in [BUSY, HOLD] {
@@ -181,7 +164,7 @@ fn hogging(c: &Ctx) -> (Verdict, Value) {
                         best_share = sh;
                         let id = match name {
                             "tenant" => c.w.tenants[k].id.clone(),
-                            "route" => c.w.routes[k].clone(),
+                            "route" => c.g.routes[k].clone(),
                             _ => c.w.instances[k].pod.clone(),
                         };
                         best = json!({"subject": name, "id": id, "measure": if j == BUSY { "busy time" } else { "pool hold time" }, "share": round3(sh), "share_of_requests": round3(req), "rise": round3(rise)});
@@ -195,66 +178,47 @@ fn hogging(c: &Ctx) -> (Verdict, Value) {
 }
 
 fn pool(c: &Ctx) -> (Verdict, Value) {
-    let longest =
-        c.g.pool_waits
-            .iter()
-            .flatten()
-            .filter(|(a, b)| *b > c.onset && *a < c.recovered)
-            .map(|(a, b)| b.min(&c.recovered) - a.max(&c.onset))
-            .max()
-            .unwrap_or(0);
+    let longest = c
+        .g
+        .pool_waits
+        .iter()
+        .flatten()
+        .filter(|(a, b)| *b > c.onset && *a < c.recovered)
+        .map(|(a, b)| b.min(&c.recovered) - a.max(&c.onset))
+        .max()
+        .unwrap_or(0);
     let timeouts = c
         .w
         .requests
         .iter()
-        .filter(|r| {
-            r.start >= c.onset && r.start < c.recovered && r.failure == Some(Failure::PoolTimeout)
-        })
+        .filter(|r| r.start >= c.onset && r.start < c.recovered && r.failure == Some(Failure::PoolTimeout))
         .count();
-    (
-        v(
-            longest >= 10_000 && timeouts >= 3,
-            longest < 1_000 && timeouts == 0,
-        ),
-        json!({"longest_wait_s": longest / 1000, "acquire_timeouts": timeouts}),
-    )
+    (v(longest >= 10_000 && timeouts >= 3, longest < 1_000 && timeouts == 0), json!({"longest_wait_s": longest / 1000, "acquire_timeouts": timeouts}))
 }
 
 fn waiting_at(g: &Ground, i: usize, t: Ms) -> bool {
-    g.pool_waits
-        .get(i)
-        .is_some_and(|s| s.iter().any(|(a, b)| *a <= t && t <= *b))
+    g.pool_waits.get(i).is_some_and(|s| s.iter().any(|(a, b)| *a <= t && t <= *b))
 }
 
 fn coupling(c: &Ctx) -> (Verdict, Value) {
     let p = &c.d.cfg.probes;
     let db = p.readiness.db || p.liveness.as_ref().is_some_and(|l| l.db);
-    let insts: HashSet<usize> =
-        c.g.probe_failures
-            .iter()
-            .filter(|(t, i, _)| *t >= c.onset && *t < c.recovered && waiting_at(c.g, *i, *t))
-            .map(|x| x.1)
-            .collect();
-    let failures =
-        c.g.probe_failures
-            .iter()
-            .filter(|(t, _, _)| *t >= c.onset && *t < c.recovered)
-            .count();
-    (
-        v(db && insts.len() >= 2, !db || insts.is_empty()),
-        json!({"probes_need_db": db, "instances_failing_while_pool_waits": insts.len(), "probe_failures": failures}),
-    )
+    let insts: HashSet<usize> = c
+        .g
+        .probe_failures
+        .iter()
+        .filter(|(t, i, _)| *t >= c.onset && *t < c.recovered && waiting_at(c.g, *i, *t))
+        .map(|x| x.1)
+        .collect();
+    let failures = c.g.probe_failures.iter().filter(|(t, _, _)| *t >= c.onset && *t < c.recovered).count();
+    (v(db && insts.len() >= 2, !db || insts.is_empty()), json!({"probes_need_db": db, "instances_failing_while_pool_waits": insts.len(), "probe_failures": failures}))
 }
 
 /// The largest number of distinct instances killed within 60 s, with its first kill.
 fn densest(kills: &[(Ms, usize)]) -> (usize, Ms) {
     let mut best = (0, 0);
     for (k, &(t, _)) in kills.iter().enumerate() {
-        let set: HashSet<usize> = kills[k..]
-            .iter()
-            .take_while(|x| x.0 < t + 60_000)
-            .map(|x| x.1)
-            .collect();
+        let set: HashSet<usize> = kills[k..].iter().take_while(|x| x.0 < t + 60_000).map(|x| x.1).collect();
         if set.len() > best.0 {
             best = (set.len(), t);
         }
@@ -265,35 +229,20 @@ fn densest(kills: &[(Ms, usize)]) -> (usize, Ms) {
 pub fn sync_group(c: &Ctx) -> (usize, Ms, usize) {
     let ks = kills(c.w, c.onset - 60_000, c.recovered);
     let (k, t) = densest(&ks);
-    let running =
-        c.w.instances
-            .iter()
-            .filter(|i| {
-                i.lives
-                    .iter()
-                    .any(|l| l.started < t - 1000 && l.ended.is_none_or(|e| e >= t - 1000))
-            })
-            .count();
+    let running = c.w.instances.iter().filter(|i| i.lives.iter().any(|l| l.started < t - 1000 && l.ended.is_none_or(|e| e >= t - 1000))).count();
     (k, t, running)
 }
 
 fn sync_restart(c: &Ctx) -> (Verdict, Value) {
     let (k, _, running) = sync_group(c);
-    (
-        v(k >= 2 && 2 * k >= running, k <= 1),
-        json!({"killed_within_60s": k, "running_before": running}),
-    )
+    (v(k >= 2 && 2 * k >= running, k <= 1), json!({"killed_within_60s": k, "running_before": running}))
 }
 
 /// The client that re-sent most: (name, retries, requests, rate during I, baseline rate).
 pub fn top_retrier(c: &Ctx) -> (String, usize, usize, f64, f64) {
     let mut by: HashMap<String, (usize, usize, usize)> = HashMap::new();
     for r in c.w.requests.iter().filter(|r| is_api(r)) {
-        let base =
-            c.s.baseline
-                .get(((r.start - c.s.start) / W) as usize)
-                .copied()
-                .unwrap_or(false);
+        let base = c.s.baseline.get(((r.start - c.s.start) / W) as usize).copied().unwrap_or(false);
         let inc = r.start >= c.onset && r.start < c.recovered;
         if !base && !inc {
             continue;
@@ -303,10 +252,7 @@ pub fn top_retrier(c: &Ctx) -> (String, usize, usize, f64, f64) {
             keys.push(format!("tenant {}", c.w.tenants[t].id));
         }
         if !r.user_agent.starts_with("Mozilla") {
-            keys.push(format!(
-                "agent {}",
-                r.user_agent.split('/').next().unwrap_or("")
-            ));
+            keys.push(format!("agent {}", r.user_agent.split('/').next().unwrap_or("")));
         }
         for k in keys {
             let e = by.entry(k).or_default();
@@ -323,13 +269,7 @@ pub fn top_retrier(c: &Ctx) -> (String, usize, usize, f64, f64) {
     keys.sort_by(|a, b| a.0.cmp(&b.0));
     for (k, (re, n, nb)) in keys {
         if re > best.1 {
-            best = (
-                k,
-                re,
-                n,
-                n as f64 / c.sh.inc_s,
-                nb as f64 / c.sh.base_s.max(1.0),
-            );
+            best = (k, re, n, n as f64 / c.sh.inc_s, nb as f64 / c.sh.base_s.max(1.0));
         }
     }
     best
@@ -338,13 +278,7 @@ pub fn top_retrier(c: &Ctx) -> (String, usize, usize, f64, f64) {
 fn retries(c: &Ctx) -> (Verdict, Value) {
     let (who, re, n, rate, base) = top_retrier(c);
     let share = re as f64 / n.max(1) as f64;
-    (
-        v(
-            re >= 100 && share >= 0.3 && rate > base,
-            !(re >= 20 && share >= 0.1),
-        ),
-        json!({"client": who, "resent": re, "requests": n, "share": round3(share), "rate_per_s": round3(rate), "baseline_rate_per_s": round3(base)}),
-    )
+    (v(re >= 100 && share >= 0.3 && rate > base, !(re >= 20 && share >= 0.1)), json!({"client": who, "resent": re, "requests": n, "share": round3(share), "rate_per_s": round3(rate), "baseline_rate_per_s": round3(base)}))
 }
 
 /// Distinct client addresses per minute on connect and login routes: (usual per minute,
@@ -353,20 +287,10 @@ pub fn herd_counts(c: &Ctx) -> (f64, usize, Ms) {
     let mut base: HashMap<i64, HashSet<&str>> = HashMap::new();
     let mut inc: HashMap<i64, HashSet<&str>> = HashMap::new();
     let mut first: HashMap<i64, Ms> = HashMap::new();
-    for r in
-        c.w.requests
-            .iter()
-            .filter(|r| matches!(r.kind, ReqKind::Websocket | ReqKind::Login))
-    {
-        let is_base =
-            c.s.baseline
-                .get(((r.start - c.s.start) / W) as usize)
-                .copied()
-                .unwrap_or(false);
+    for r in c.w.requests.iter().filter(|r| matches!(r.kind, ReqKind::Websocket | ReqKind::Login)) {
+        let is_base = c.s.baseline.get(((r.start - c.s.start) / W) as usize).copied().unwrap_or(false);
         if is_base {
-            base.entry((r.start - c.s.start) / 60_000)
-                .or_default()
-                .insert(&r.client_ip);
+            base.entry((r.start - c.s.start) / 60_000).or_default().insert(&r.client_ip);
         } else if r.start >= c.onset && r.start < c.recovered {
             let m = (r.start - c.onset) / 60_000;
             inc.entry(m).or_default().insert(&r.client_ip);
@@ -375,24 +299,14 @@ pub fn herd_counts(c: &Ctx) -> (f64, usize, Ms) {
     }
     let base_minutes = (c.sh.base_s / 60.0).max(1.0);
     let usual = (base.values().map(|s| s.len()).sum::<usize>() as f64 / base_minutes).max(1.0);
-    let (m, peak) = inc
-        .iter()
-        .map(|(m, s)| (*m, s.len()))
-        .max_by_key(|x| (x.1, -x.0))
-        .unwrap_or((0, 0));
+    let (m, peak) = inc.iter().map(|(m, s)| (*m, s.len())).max_by_key(|x| (x.1, -x.0)).unwrap_or((0, 0));
     (usual, peak, first.get(&m).copied().unwrap_or(c.onset))
 }
 
 fn herd(c: &Ctx) -> (Verdict, Value) {
     let (usual, peak, _) = herd_counts(c);
     let p = peak as f64;
-    (
-        v(
-            p >= 10.0 * usual && peak >= 100,
-            p < 3.0 * usual || peak < 30,
-        ),
-        json!({"usual_per_min": round3(usual), "peak_per_min": peak}),
-    )
+    (v(p >= 10.0 * usual && peak >= 100, p < 3.0 * usual || peak < 30), json!({"usual_per_min": round3(usual), "peak_per_min": peak}))
 }
 
 fn crash_loop(c: &Ctx) -> (Verdict, Value) {
@@ -401,10 +315,7 @@ fn crash_loop(c: &Ctx) -> (Verdict, Value) {
         *per.entry(i).or_default() += 1;
     }
     let most = per.values().copied().max().unwrap_or(0);
-    (
-        v(most >= 2, most <= 1),
-        json!({"most_kills_of_one_instance": most}),
-    )
+    (v(most >= 2, most <= 1), json!({"most_kills_of_one_instance": most}))
 }
 
 /// (baseline median, peak, peak time) of the queue depth.
@@ -413,23 +324,10 @@ pub fn queue(c: &Ctx) -> Option<(f64, f64, Ms)> {
     if q.is_empty() {
         return None;
     }
-    let mut b: Vec<f64> = q
-        .iter()
-        .filter(|(t, _)| {
-            c.s.baseline
-                .get(((t - c.s.start) / W) as usize)
-                .copied()
-                .unwrap_or(false)
-        })
-        .map(|x| x.1)
-        .collect();
+    let mut b: Vec<f64> = q.iter().filter(|(t, _)| c.s.baseline.get(((t - c.s.start) / W) as usize).copied().unwrap_or(false)).map(|x| x.1).collect();
     b.sort_by(f64::total_cmp);
     let med = b.get(b.len() / 2).copied().unwrap_or(0.0);
-    let (t, peak) = q
-        .iter()
-        .filter(|(t, _)| *t >= c.onset && *t < c.recovered + 1_800_000)
-        .map(|x| (x.0, x.1))
-        .fold((c.onset, 0.0), |a, x| if x.1 > a.1 { x } else { a });
+    let (t, peak) = q.iter().filter(|(t, _)| *t >= c.onset && *t < c.recovered + 1_800_000).map(|x| (x.0, x.1)).fold((c.onset, 0.0), |a, x| if x.1 > a.1 { x } else { a });
     Some((med, peak, t))
 }
 
@@ -438,89 +336,65 @@ fn backlog(c: &Ctx) -> (Verdict, Value) {
         None => (Verdict::Forbidden, json!({"queue": false})),
         Some((med, peak, _)) => {
             let m = med.max(1.0);
-            (
-                v(
-                    peak >= 5.0 * m && peak >= 100.0,
-                    peak < 2.0 * m || peak < 20.0,
-                ),
-                json!({"baseline_median": med, "peak": peak}),
-            )
+            (v(peak >= 5.0 * m && peak >= 100.0, peak < 2.0 * m || peak < 20.0), json!({"baseline_median": med, "peak": peak}))
         }
     }
 }
 
-/// Per instance in I: (requests, timeouts).
-fn timeouts(c: &Ctx) -> Vec<(usize, usize, usize)> {
-    let mut per: HashMap<usize, (usize, usize)> = HashMap::new();
-    for r in
-        c.w.requests
-            .iter()
-            .filter(|r| is_api(r) && r.start >= c.onset && r.start < c.recovered)
-    {
+/// Per instance in I: (instance, requests, timeouts, fault failures).
+fn timeouts(c: &Ctx) -> Vec<(usize, usize, usize, usize)> {
+    let mut per: HashMap<usize, (usize, usize, usize)> = HashMap::new();
+    for (r, x) in c.w.requests.iter().zip(&c.g.requests).filter(|(r, _)| is_api(r) && r.start >= c.onset && r.start < c.recovered) {
         if let Some(i) = r.instance {
             let e = per.entry(i).or_default();
             e.0 += 1;
-            e.1 += (r.status == 504
-                || r.status == 499
-                || r.failure == Some(Failure::UpstreamTimeout)) as usize;
+            e.1 += (r.status == 504 || r.status == 499 || r.failure == Some(Failure::UpstreamTimeout)) as usize;
+            e.2 += super::symptoms::fault_failure(r, x) as usize;
         }
     }
-    let mut v: Vec<_> = per
-        .into_iter()
-        .map(|(i, (n, t))| (i, n, t))
-        .filter(|x| x.1 >= 10)
-        .collect();
+    let mut v: Vec<_> = per.into_iter().map(|(i, (n, t, f))| (i, n, t, f)).filter(|x| x.1 >= 10).collect();
     v.sort();
     v
 }
 
-/// Instances whose timeout rate is >= `ratio` x their peers' and >= `floor`.
-pub fn stuck_ones(c: &Ctx, ratio: f64, floor: f64) -> (Vec<usize>, usize) {
-    let v = timeouts(c);
-    let (n, t): (usize, usize) = v.iter().fold((0, 0), |a, x| (a.0 + x.1, a.1 + x.2));
-    let out = v
-        .iter()
-        .filter(|(_, ni, ti)| {
-            let rate = *ti as f64 / *ni as f64;
-            let peers = (t - ti) as f64 / (n - ni).max(1) as f64;
-            rate >= ratio * peers.max(0.002) && rate >= floor
-        })
-        .map(|x| x.0)
-        .collect();
-    (out, v.len())
+/// The largest minority of instances whose timeout rates are each >= `ratio` x the rest's
+/// (pooled) and >= `floor`, the rest failing less than `healthy` of their requests; with the
+/// number of instances serving.
+pub fn stuck_ones(c: &Ctx, ratio: f64, floor: f64, healthy: f64) -> (Vec<usize>, usize) {
+    let mut v = timeouts(c);
+    v.sort_by(|a, b| (b.2 as f64 / b.1 as f64).total_cmp(&(a.2 as f64 / a.1 as f64)).then(a.0.cmp(&b.0)));
+    let mut best = Vec::new();
+    for k in 1..=v.len() {
+        if 2 * k >= v.len() && k > 1 {
+            break;
+        }
+        let (rn, rt, rf) = v[k..].iter().fold((0, 0, 0), |a, x| (a.0 + x.1, a.1 + x.2, a.2 + x.3));
+        let rest = rt as f64 / rn.max(1) as f64;
+        if (rf as f64) < healthy * rn as f64 && v[..k].iter().all(|x| {
+            let rate = x.2 as f64 / x.1 as f64;
+            rate >= ratio * rest.max(0.002) && rate >= floor
+        }) {
+            best = v[..k].iter().map(|x| x.0).collect();
+        }
+    }
+    (best, v.len())
 }
 
 fn stuck(c: &Ctx) -> (Verdict, Value) {
-    let (strong, n) = stuck_ones(c, 10.0, 0.2);
-    let (weak, _) = stuck_ones(c, 3.0, 0.05);
-    let names: Vec<&str> = strong
-        .iter()
-        .map(|i| c.w.instances[*i].pod.as_str())
-        .collect();
-    (
-        v(!strong.is_empty() && 2 * strong.len() < n, weak.is_empty()),
-        json!({"stuck": names, "instances_serving": n}),
-    )
+    let (strong, n) = stuck_ones(c, 10.0, 0.2, 0.1);
+    let (weak, _) = stuck_ones(c, 3.0, 0.05, 1.0);
+    let names: Vec<&str> = strong.iter().map(|i| c.w.instances[*i].pod.as_str()).collect();
+    (v(!strong.is_empty() && 2 * strong.len() < n, weak.is_empty()), json!({"stuck": names, "instances_serving": n}))
 }
 
 fn upstream(c: &Ctx) -> (Verdict, Value) {
-    let n =
-        c.w.logs
-            .iter()
-            .filter(|l| {
-                l.topic == LogTopic::UpstreamRateLimited
-                    && l.ts >= c.onset
-                    && l.ts <= c.recovered + 600_000
-            })
-            .count();
+    let n = c.w.logs.iter().filter(|l| l.topic == LogTopic::UpstreamRateLimited && l.ts >= c.onset && l.ts <= c.recovered + 600_000).count();
     (v(n >= 20, n == 0), json!({"lines": n}))
 }
 
 fn related(ch: &Change, cause: &Option<CausalChange>) -> bool {
     match cause {
-        Some(CausalChange::Version(v)) => {
-            ch.version.as_deref() == Some(v) || ch.from_version.as_deref() == Some(v)
-        }
+        Some(CausalChange::Version(v)) => ch.version.as_deref() == Some(v) || ch.from_version.as_deref() == Some(v),
         Some(CausalChange::Flag(k)) => ch.flag.as_deref() == Some(k),
         None => false,
     }
@@ -531,22 +405,14 @@ pub fn herrings<'a>(c: &'a Ctx) -> Vec<&'a Change> {
     c.w.changes
         .iter()
         .filter(|ch| matches!(ch.kind, ChangeKind::Deploy | ChangeKind::Rollback))
-        .filter(|ch| {
-            (ch.ts - c.onset).abs() <= 1_800_000 && !related(ch, &c.d.intent.causal_change)
-        })
+        .filter(|ch| (ch.ts - c.onset).abs() <= 1_800_000 && !related(ch, &c.d.intent.causal_change))
         .collect()
 }
 
 fn red_herring(c: &Ctx) -> (Verdict, Value) {
     let h = herrings(c);
-    let times: Vec<String> = h
-        .iter()
-        .map(|ch| super::super::time::iso_s(ch.ts))
-        .collect();
-    (
-        v(!h.is_empty(), h.is_empty()),
-        json!({"unrelated_changes": times}),
-    )
+    let times: Vec<String> = h.iter().map(|ch| super::super::time::iso_s(ch.ts)).collect();
+    (v(!h.is_empty(), h.is_empty()), json!({"unrelated_changes": times}))
 }
 
 /// The change that caused it, when it came within 30 min before the onset.
@@ -554,23 +420,11 @@ pub fn causal<'a>(c: &'a Ctx) -> Option<&'a Change> {
     c.d.intent.causal_change.as_ref()?;
     c.w.changes
         .iter()
-        .filter(|ch| {
-            matches!(
-                ch.kind,
-                ChangeKind::Deploy | ChangeKind::FlagChange | ChangeKind::Config
-            )
-        })
-        .find(|ch| {
-            related(ch, &c.d.intent.causal_change)
-                && ch.ts <= c.onset + 120_000
-                && ch.ts >= c.onset - 1_800_000
-        })
+        .filter(|ch| matches!(ch.kind, ChangeKind::Deploy | ChangeKind::FlagChange | ChangeKind::Config))
+        .find(|ch| related(ch, &c.d.intent.causal_change) && ch.ts <= c.onset + 120_000 && ch.ts >= c.onset - 1_800_000)
 }
 
 fn regression(c: &Ctx) -> (Verdict, Value) {
     let ch = causal(c);
-    (
-        v(ch.is_some(), c.d.intent.causal_change.is_none()),
-        json!({"change": ch.map(|x| super::super::time::iso_s(x.ts))}),
-    )
+    (v(ch.is_some(), c.d.intent.causal_change.is_none()), json!({"change": ch.map(|x| super::super::time::iso_s(x.ts))}))
 }

@@ -78,36 +78,28 @@ pub fn measure(w: &World, g: &Ground, s: &Symptoms) -> Option<Shares> {
     let (onset, recovered) = (s.onset?, s.recovered?);
     let mut sh = Shares {
         tenants: Table::new(w.tenants.len()),
-        routes: Table::new(w.routes.len()),
+        routes: Table::new(g.routes.len()),
         instances: Table::new(w.instances.len()),
         base_s: s.baseline.iter().filter(|b| **b).count() as f64 * W as f64 / 1000.0,
         inc_s: ((recovered - onset) as f64 / 1000.0).max(1.0),
         resource: BUSY,
     };
-    for r in w.requests.iter().filter(|r| is_api(r)) {
-        let base = s
-            .baseline
-            .get(((r.start - s.start) / W) as usize)
-            .copied()
-            .unwrap_or(false);
+    for (r, x) in w.requests.iter().zip(&g.requests).filter(|(r, _)| is_api(r)) {
+        let base = s.baseline.get(((r.start - s.start) / W) as usize).copied().unwrap_or(false);
         let inc = r.start >= onset && r.start < recovered;
         if !base && !inc {
             continue;
         }
-        let v = [1.0, r.duration_ms as f64, r.pool_hold_ms as f64];
+        let v = [1.0, r.duration_ms as f64, x.pool_hold_ms as f64];
         if let Some(t) = r.tenant {
             sh.tenants.add(t, base, v);
         }
-        sh.routes.add(r.route as usize, base, v);
+        sh.routes.add(x.route as usize, base, v);
         if let Some(i) = r.instance {
             sh.instances.add(i, base, v);
         }
     }
-    let waited = g
-        .pool_waits
-        .iter()
-        .flatten()
-        .any(|&(a, b)| b - a >= 10_000 && b > onset && a < recovered);
+    let waited = g.pool_waits.iter().flatten().any(|&(a, b)| b - a >= 10_000 && b > onset && a < recovered);
     sh.resource = if waited { HOLD } else { BUSY };
     Some(sh)
 }
@@ -133,16 +125,9 @@ fn top_riser(sh: &Shares, j: usize) -> Option<(usize, f64, f64)> {
 
 pub fn blame(d: &Draw, w: &World, sh: Option<&Shares>) -> Blame {
     let Some(sh) = sh else {
-        return Blame {
-            culprit: None,
-            ambiguous: d.intent.culprit.is_some(),
-            figures: Value::Null,
-        };
+        return Blame { culprit: None, ambiguous: d.intent.culprit.is_some(), figures: Value::Null };
     };
-    let qualifies = |x: Option<(usize, f64, f64)>| {
-        x.filter(|(_, rise, ratio)| *rise >= 0.3 && *ratio >= 2.0)
-            .map(|x| x.0)
-    };
+    let qualifies = |x: Option<(usize, f64, f64)>| x.filter(|(_, rise, ratio)| *rise >= 0.3 && *ratio >= 2.0).map(|x| x.0);
     let by_res = top_riser(sh, sh.resource);
     let by_busy = top_riser(sh, BUSY);
     let by_hold = top_riser(sh, HOLD);

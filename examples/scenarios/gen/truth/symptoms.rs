@@ -30,7 +30,7 @@
 
 use super::super::facts::*;
 use super::super::scenarios::Draw;
-use super::super::sim::Ground;
+use super::super::sim::{Ground, ReqTruth};
 
 pub const W: Ms = 10_000;
 
@@ -39,15 +39,12 @@ pub fn is_api(r: &Request) -> bool {
 }
 
 /// A failure caused by a condition of the service (not drawn as noise).
-pub fn fault_failure(r: &Request) -> bool {
-    is_api(r) && (r.status >= 500 || r.status == 499) && !r.noise
+pub fn fault_failure(r: &Request, x: &ReqTruth) -> bool {
+    is_api(r) && (r.status >= 500 || r.status == 499) && !x.noise
 }
 
 pub fn hard_kill(c: Option<EndCause>) -> bool {
-    matches!(
-        c,
-        Some(EndCause::LivenessKill | EndCause::OomKill | EndCause::Crash)
-    )
+    matches!(c, Some(EndCause::LivenessKill | EndCause::OomKill | EndCause::Crash))
 }
 
 pub struct Symptoms {
@@ -110,11 +107,11 @@ pub fn measure(d: &Draw, w: &World, g: &Ground) -> Symptoms {
         recovered: None,
         tolerance_s: 30,
     };
-    for r in w.requests.iter().filter(|r| is_api(r)) {
+    for (r, x) in w.requests.iter().zip(&g.requests).filter(|(r, _)| is_api(r)) {
         let i = s.idx(r.start).min(nw - 1);
         s.n[i] += 1;
         s.lat[i] += r.duration_ms as f64;
-        if fault_failure(r) {
+        if fault_failure(r, x) {
             s.fail[i] += 1;
         } else if r.status < 400 {
             s.ok[i] += 1;
@@ -152,20 +149,11 @@ pub fn measure(d: &Draw, w: &World, g: &Ground) -> Symptoms {
     let fault_w = s.idx(d.intent.fault);
     for i in 0..nw.min(fault_w) {
         let t = start + i as Ms * W;
-        s.baseline[i] = !d
-            .intent
-            .blips
-            .iter()
-            .any(|b| t + W > b.start - 60_000 && t < b.end + 120_000);
+        s.baseline[i] = !d.intent.blips.iter().any(|b| t + W > b.start - 60_000 && t < b.end + 120_000);
     }
-    let (bn, bf): (u64, u64) = (0..nw)
-        .filter(|i| s.baseline[*i])
-        .fold((0, 0), |a, i| (a.0 + s.n[i] as u64, a.1 + s.fail[i] as u64));
+    let (bn, bf): (u64, u64) = (0..nw).filter(|i| s.baseline[*i]).fold((0, 0), |a, i| (a.0 + s.n[i] as u64, a.1 + s.fail[i] as u64));
     s.fail_rate = if bn > 0 { bf as f64 / bn as f64 } else { 0.0 };
-    let mut lats: Vec<f64> = (0..nw)
-        .filter(|i| s.baseline[*i])
-        .filter_map(|i| s.lat30(i))
-        .collect();
+    let mut lats: Vec<f64> = (0..nw).filter(|i| s.baseline[*i]).filter_map(|i| s.lat30(i)).collect();
     lats.sort_by(f64::total_cmp);
     if !lats.is_empty() {
         s.lat_med = lats[lats.len() / 2];
@@ -238,11 +226,8 @@ fn first_event(d: &Draw, w: &World, g: &Ground, s: &Symptoms, i: usize) -> Ms {
     let first_req = w.requests.partition_point(|r| r.start < a);
     let exp = s.fail_rate * s.n[i] as f64;
     if s.fail[i] as f64 >= (3.0f64).max(3.0 * exp) {
-        if let Some(r) = w.requests[first_req..]
-            .iter()
-            .take_while(|r| r.start < b)
-            .find(|r| fault_failure(r))
-        {
+        let rs = w.requests[first_req..].iter().zip(&g.requests[first_req..]);
+        if let Some((r, _)) = rs.take_while(|(r, _)| r.start < b).find(|(r, x)| fault_failure(r, x)) {
             best = best.min(r.start);
         }
     }
@@ -279,8 +264,8 @@ fn last_event(w: &World, g: &Ground, s: &Symptoms, i: usize) -> Ms {
     let (a, b) = (s.start + i as Ms * W, s.start + (i as Ms + 1) * W);
     let mut best = a;
     let first_req = w.requests.partition_point(|r| r.start < a);
-    for r in w.requests[first_req..].iter().take_while(|r| r.start < b) {
-        if fault_failure(r) || (is_api(r) && r.duration_ms as f64 >= s.lat_thr) {
+    for (r, x) in w.requests[first_req..].iter().zip(&g.requests[first_req..]).take_while(|(r, _)| r.start < b) {
+        if fault_failure(r, x) || (is_api(r) && r.duration_ms as f64 >= s.lat_thr) {
             best = best.max(r.start + r.duration_ms as Ms);
         }
     }
@@ -312,15 +297,9 @@ fn last_event(w: &World, g: &Ground, s: &Symptoms, i: usize) -> Ms {
 fn tolerance(s: &Symptoms, onset_w: usize) -> i64 {
     let m = |i: usize| -> f64 {
         let (a, b) = (i.saturating_sub(3), (i + 3).min(s.n.len()));
-        let (n, f, l) = (a..b).fold((0u32, 0u32, 0.0), |x, k| {
-            (x.0 + s.n[k], x.1 + s.fail[k], x.2 + s.lat[k])
-        });
+        let (n, f, l) = (a..b).fold((0u32, 0u32, 0.0), |x, k| (x.0 + s.n[k], x.1 + s.fail[k], x.2 + s.lat[k]));
         let fr = f as f64 / (s.fail_rate * n as f64).max(1.0);
-        let lr = if n >= 8 {
-            l / n as f64 / s.lat_med.max(1.0)
-        } else {
-            0.0
-        };
+        let lr = if n >= 8 { l / n as f64 / s.lat_med.max(1.0) } else { 0.0 };
         fr.max(lr)
     };
     let mut lo = onset_w;

@@ -34,47 +34,24 @@ use super::super::time::iso_s;
 use super::patterns::{causal, herd_counts, kills, queue, sync_group, top_retrier, Ctx, Verdict};
 use super::symptoms::{fault_failure, W};
 
-pub fn timeline(
-    c: &Ctx,
-    verdicts: &[(&'static str, Verdict, Value)],
-) -> BTreeMap<&'static str, Vec<Ms>> {
-    let req = |id: &str| {
-        verdicts
-            .iter()
-            .any(|x| x.0 == id && x.1 == Verdict::Required)
-    };
+pub fn timeline(c: &Ctx, verdicts: &[(&'static str, Verdict, Value)]) -> BTreeMap<&'static str, Vec<Ms>> {
+    let req = |id: &str| verdicts.iter().any(|x| x.0 == id && x.1 == Verdict::Required);
     let mut t: BTreeMap<&'static str, Vec<Ms>> = BTreeMap::new();
     let (on, rec) = (c.onset, c.recovered);
     if req("tenant_surge") {
         if let Some(k) = c.d.intent.culprit {
-            if let Some(r) =
-                c.w.requests
-                    .iter()
-                    .find(|r| r.start >= c.d.intent.fault && r.tenant == Some(k))
-            {
+            if let Some(r) = c.w.requests.iter().find(|r| r.start >= c.d.intent.fault && r.tenant == Some(k)) {
                 t.insert("surge_start", vec![r.start]);
             }
         }
     }
     if req("pool_exhaustion") {
-        let first =
-            c.g.pool_waits
-                .iter()
-                .flatten()
-                .filter(|(a, b)| b - a >= 5_000 && *b > on - 60_000 && *a < rec)
-                .map(|x| x.0)
-                .min();
+        let first = c.g.pool_waits.iter().flatten().filter(|(a, b)| b - a >= 5_000 && *b > on - 60_000 && *a < rec).map(|x| x.0).min();
         if let Some(x) = first {
             t.insert("pool_saturated", vec![x]);
         }
     }
-    if let Some(x) =
-        c.g.probe_failures
-            .iter()
-            .map(|x| x.0)
-            .filter(|x| *x >= on - 60_000 && *x < rec)
-            .min()
-    {
+    if let Some(x) = c.g.probe_failures.iter().map(|x| x.0).filter(|x| *x >= on - 60_000 && *x < rec).min() {
         t.insert("health_checks_failing", vec![x]);
     }
     if let Some(x) = errors_start(c) {
@@ -89,10 +66,7 @@ pub fn timeline(
             r.retry
                 && r.start >= on
                 && r.start < rec
-                && (r
-                    .tenant
-                    .is_some_and(|k| who == format!("tenant {}", c.w.tenants[k].id))
-                    || who == format!("agent {}", r.user_agent.split('/').next().unwrap_or("")))
+                && (r.tenant.is_some_and(|k| who == format!("tenant {}", c.w.tenants[k].id)) || who == format!("agent {}", r.user_agent.split('/').next().unwrap_or("")))
         });
         if let Some(r) = first {
             t.insert("retries", vec![r.start]);
@@ -101,11 +75,7 @@ pub fn timeline(
     if req("thundering_herd") {
         t.insert("reconnect_spike", vec![herd_counts(c).2]);
     }
-    for ch in
-        c.w.changes
-            .iter()
-            .filter(|ch| ch.ts >= on - 1_800_000 && ch.ts <= rec + 600_000)
-    {
+    for ch in c.w.changes.iter().filter(|ch| ch.ts >= on - 1_800_000 && ch.ts <= rec + 600_000) {
         let kind = match ch.kind {
             ChangeKind::Deploy => "deploy",
             ChangeKind::Rollback => "rollback",
@@ -131,11 +101,7 @@ pub fn timeline(
         }
     }
     if req("upstream_rate_limit") {
-        if let Some(l) =
-            c.w.logs
-                .iter()
-                .find(|l| l.topic == LogTopic::UpstreamRateLimited && l.ts >= on)
-        {
+        if let Some(l) = c.w.logs.iter().find(|l| l.topic == LogTopic::UpstreamRateLimited && l.ts >= on) {
             t.insert("upstream_rate_limited", vec![l.ts]);
         }
     }
@@ -149,13 +115,13 @@ pub fn timeline(
 fn errors_start(c: &Ctx) -> Option<Ms> {
     let s = c.s;
     let (a, b) = s.incident?;
-    let w =
-        (a..=b).find(|i| s.fail[*i] as f64 >= (3.0f64).max(3.0 * s.fail_rate * s.n[*i] as f64))?;
+    let w = (a..=b).find(|i| s.fail[*i] as f64 >= (3.0f64).max(3.0 * s.fail_rate * s.n[*i] as f64))?;
     let (x, y) = (s.start + w as Ms * W, s.start + (w as Ms + 1) * W);
     c.w.requests
         .iter()
-        .filter(|r| r.start >= x && r.start < y && fault_failure(r))
-        .map(|r| r.start + r.duration_ms as Ms)
+        .zip(&c.g.requests)
+        .filter(|(r, t)| r.start >= x && r.start < y && fault_failure(r, t))
+        .map(|(r, _)| r.start + r.duration_ms as Ms)
         .min()
 }
 
@@ -163,10 +129,7 @@ pub fn json_times(t: &BTreeMap<&'static str, Vec<Ms>>) -> Value {
     let mut m = serde_json::Map::new();
     for (k, v) in t {
         let v: Vec<String> = v.iter().map(|x| iso_s(*x)).collect();
-        m.insert(
-            k.to_string(),
-            if v.len() == 1 { json!(v[0]) } else { json!(v) },
-        );
+        m.insert(k.to_string(), if v.len() == 1 { json!(v[0]) } else { json!(v) });
     }
     Value::Object(m)
 }
@@ -177,34 +140,21 @@ pub fn instances(c: &Ctx) -> (Vec<Value>, usize, usize) {
     let n = c.w.instances.len();
     let mut fails = vec![0usize; n];
     let mut reqs = vec![0usize; n];
-    for r in
-        c.w.requests
-            .iter()
-            .filter(|r| r.start >= on && r.start < rec)
-    {
+    for (r, x) in c.w.requests.iter().zip(&c.g.requests).filter(|(r, _)| r.start >= on && r.start < rec) {
         if let Some(i) = r.instance {
             reqs[i] += 1;
-            fails[i] += fault_failure(r) as usize;
+            fails[i] += fault_failure(r, x) as usize;
         }
     }
-    let killed: Vec<usize> = kills(c.w, on - 60_000, rec)
-        .into_iter()
-        .map(|x| x.1)
-        .collect();
+    let killed: Vec<usize> = kills(c.w, on - 60_000, rec).into_iter().map(|x| x.1).collect();
     let mut out = Vec::new();
     let (mut fleet, mut affected) = (0, 0);
     for (i, inst) in c.w.instances.iter().enumerate() {
         let routed = inst.routed.iter().any(|(a, b)| *a < rec && *b > on);
         let aff = (fails[i] >= 3 && fails[i] * 100 >= reqs[i])
             || killed.contains(&i)
-            || c.g
-                .probe_failures
-                .iter()
-                .any(|(t, j, _)| *j == i && *t >= on - 60_000 && *t < rec)
-            || c.g
-                .pool_waits
-                .get(i)
-                .is_some_and(|s| s.iter().any(|(a, b)| b - a >= 5_000 && *b > on && *a < rec))
+            || c.g.probe_failures.iter().any(|(t, j, _)| *j == i && *t >= on - 60_000 && *t < rec)
+            || c.g.pool_waits.get(i).is_some_and(|s| s.iter().any(|(a, b)| b - a >= 5_000 && *b > on && *a < rec))
             || c.g.stuck.iter().any(|(j, t)| *j == i && *t < rec);
         fleet += routed as usize;
         affected += aff as usize;

@@ -33,17 +33,8 @@ pub struct Rec<'a> {
     pub container: bool,
 }
 
-/// The application's language: the World's stack when it says, else guessed from its log
-/// lines' loggers and wording.
+/// The application's language, guessed from its log lines' loggers and wording (see NEEDS.md).
 pub fn infer_lang(w: &World) -> Lang {
-    match w.stack.lang.as_str() {
-        "java" => return Lang::Java,
-        "python" => return Lang::Python,
-        "go" => return Lang::Go,
-        "node" => return Lang::Node,
-        "ruby" => return Lang::Ruby,
-        _ => {}
-    }
     let mut score = [0usize; 5];
     for l in w.logs.iter().take(2000) {
         let s = format!("{} {}", l.logger, l.msg);
