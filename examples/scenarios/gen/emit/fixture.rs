@@ -161,8 +161,7 @@ pub fn world() -> World {
             referer: (tenant == 1).then(|| "https://app.example.com/dashboard".to_string()),
             request_id: rng.hex(32),
             kind: ReqKind::Api,
-            failure: None,
-            retry: false,
+            // No failure, not a retry; fields the simulation adds keep their defaults.
             ..Request::default()
         };
         match n % 23 {
