@@ -100,7 +100,7 @@ pub struct Zone {
 }
 
 /// Zones servers are commonly set to; odd offsets (+05:30, +05:45) on purpose.
-pub const ZONES: [Zone; 12] = [
+pub const ZONES: [Zone; 15] = [
     Zone {
         name: "UTC",
         std_min: 0,
@@ -155,6 +155,21 @@ pub const ZONES: [Zone; 12] = [
         name: "Europe/Berlin",
         std_min: 60,
         dst: Dst::Eu,
+    },
+    Zone {
+        name: "Asia/Dubai",
+        std_min: 240,
+        dst: Dst::None,
+    },
+    Zone {
+        name: "Africa/Johannesburg",
+        std_min: 120,
+        dst: Dst::None,
+    },
+    Zone {
+        name: "America/Bogota",
+        std_min: -300,
+        dst: Dst::None,
     },
     Zone {
         name: "Europe/London",

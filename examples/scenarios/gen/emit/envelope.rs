@@ -6,7 +6,8 @@
 //! - Docker `json-file`: corpus `exports/docker_json_file.log` L1 (`log` with its newline,
 //!   `stream`, `time` RFC 3339 nanoseconds in UTC with trailing zeros dropped);
 //! - CRI (containerd): `exports/cri_containerd.log` L1 (`<time> <stream> F <line>`);
-//! - `kubectl logs --timestamps`: `exports/docker_logs_timestamps.log` L1 (`<time> <line>`);
+//! - `kubectl logs --timestamps`: `exports/docker_logs_timestamps.log` L1 (`<time> <line>`,
+//!   the kubelet's fixed nine fraction digits);
 //! - Loki `logcli --output=jsonl`: `exports/loki_logcli_jsonl.jsonl` L3 (keys sorted, labels
 //!   a sorted map, time in the user's `--timezone`, newest first unless `--forward`);
 //! - CloudWatch Logs `filter-log-events`: `exports/cloudwatch_filter_log_events.json` (aws-cli
@@ -35,8 +36,16 @@ fn ns(w: &Wrapped, k: usize) -> i64 {
     w.t * 1_000_000 + 150_000 + jitter
 }
 
+/// Go's `RFC3339Nano` (trailing zeros of the fraction dropped), as containerd, Docker's
+/// json-file and logcli print times.
 fn stamp(w: &Wrapped, k: usize, off: Ms) -> String {
     time::rfc3339_ns(ns(w, k), off, 9, true, OffsetStyle::ZOrColon)
+}
+
+/// The kubelet's `RFC3339NanoFixed` (always nine fraction digits), as `kubectl logs
+/// --timestamps` prints them.
+fn stamp_fixed(w: &Wrapped, k: usize) -> String {
+    time::rfc3339_ns(ns(w, k), 0, 9, false, OffsetStyle::ZOrColon)
 }
 
 /// `/var/log/containers/<pod>_<namespace>_<container>-<id>.log`, flattened to its file name.
@@ -50,17 +59,24 @@ fn node_log_name(ctx: &Ctx, i: usize) -> String {
     )
 }
 
+/// Which file the lines go to: its stem (`api-...` or `api-....previous`), the instance of a
+/// per-instance file, and the stream the library writes to.
+pub struct Dest<'a> {
+    pub stem: &'a str,
+    pub instance: Option<usize>,
+    pub stderr: bool,
+}
+
 pub fn wrap(
     ctx: &Ctx,
     env: Envelope,
-    stem: &str,
-    inst: Option<usize>,
+    dest: &Dest,
     v: &[Wrapped],
-    stderr: bool,
     rng: &mut Rng,
     plan: &mut SourcePlan,
 ) -> (String, String) {
-    let stream = if stderr { "stderr" } else { "stdout" };
+    let (stem, inst) = (dest.stem, dest.instance);
+    let stream = if dest.stderr { "stderr" } else { "stdout" };
     let i = inst.or(v.first().map(|w| w.instance)).unwrap_or(0);
     match env {
         Envelope::DockerJson => {
@@ -96,7 +112,7 @@ pub fn wrap(
             let out: Vec<String> = v
                 .iter()
                 .enumerate()
-                .map(|(k, w)| format!("{} {}", stamp(w, k, 0), w.line))
+                .map(|(k, w)| format!("{} {}", stamp_fixed(w, k), w.line))
                 .collect();
             (format!("{stem}.log"), lines(&out))
         }
@@ -230,10 +246,12 @@ mod tests {
             let (name, body) = wrap(
                 &ctx,
                 *env,
-                "api-x",
-                Some(1),
+                &Dest {
+                    stem: "api-x",
+                    instance: Some(1),
+                    stderr: false,
+                },
                 &sample(),
-                false,
                 &mut Rng::new(1),
                 &mut SourcePlan::default(),
             );
@@ -286,10 +304,12 @@ mod tests {
         let (_, body) = wrap(
             &ctx,
             Envelope::DockerJson,
-            "",
-            Some(1),
+            &Dest {
+                stem: "",
+                instance: Some(1),
+                stderr: false,
+            },
             &sample(),
-            false,
             &mut Rng::new(1),
             &mut SourcePlan::default(),
         );
@@ -297,6 +317,50 @@ mod tests {
         assert!(
             body.contains("\\n\",\"stream\":\"stdout\",\"time\":\"2026-10-01T07:00:00.00015"),
             "{body}"
+        );
+    }
+
+    #[test]
+    fn kubectl_keeps_nine_digits_and_cri_trims() {
+        let w = fixture::world();
+        let ctx = fixture::ctx(&w);
+        let line = vec![Wrapped {
+            t: fixture::START,
+            instance: 0,
+            line: "x".into(),
+        }];
+        let dest = Dest {
+            stem: "p",
+            instance: Some(0),
+            stderr: false,
+        };
+        let (_, kubectl) = wrap(
+            &ctx,
+            Envelope::KubectlTs,
+            &dest,
+            &line,
+            &mut Rng::new(1),
+            &mut SourcePlan::default(),
+        );
+        let (_, cri) = wrap(
+            &ctx,
+            Envelope::Cri,
+            &dest,
+            &line,
+            &mut Rng::new(1),
+            &mut SourcePlan::default(),
+        );
+        let frac = |s: &str| {
+            s.split(' ')
+                .next()
+                .and_then(|t| t.split_once('.'))
+                .map(|(_, f)| f.trim_end_matches('Z').len())
+                .unwrap_or(0)
+        };
+        assert_eq!(frac(&kubectl), 9, "{kubectl}");
+        assert!(
+            frac(&cri) <= 9 && !cri.split(' ').next().unwrap_or("").contains("0Z"),
+            "{cri}"
         );
     }
 }

@@ -208,7 +208,7 @@ impl AppFamily {
     /// Whether its timestamps carry no zone (then `--input-tz` is needed for local time).
     pub fn zoneless(self) -> bool {
         use AppFamily::*;
-        matches!(self, SpringText | PythonText | GoLog | Rails)
+        matches!(self, SpringText | PythonText | PythonJson | GoLog | Rails)
     }
 }
 

@@ -161,8 +161,8 @@ pub fn world() -> World {
             referer: (tenant == 1).then(|| "https://app.example.com/dashboard".to_string()),
             request_id: rng.hex(32),
             kind: ReqKind::Api,
-            failure: None,
-            retry: false,
+            // No failure, not a retry; fields the simulation adds keep their defaults.
+            ..Request::default()
         };
         match n % 23 {
             3 => (r.status, r.failure, r.duration_ms) = (500, Some(Failure::PoolTimeout), 30_012),

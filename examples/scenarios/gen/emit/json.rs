@@ -111,8 +111,14 @@ pub const PRETTY2: Style = Style {
 
 /// `v` as `style` prints it.
 pub fn to_string(v: &J, style: &Style) -> String {
+    to_string_at(v, style, 0)
+}
+
+/// `v` printed as an element `depth` levels deep in a pretty-printed document (its own
+/// first line not indented), so big arrays can be printed one element at a time.
+pub fn to_string_at(v: &J, style: &Style, depth: usize) -> String {
     let mut out = String::new();
-    write(&mut out, v, style, 0);
+    write(&mut out, v, style, depth);
     out
 }
 
@@ -177,6 +183,23 @@ pub fn quote(s: &str, esc: Esc) -> String {
 }
 
 fn quote_into(out: &mut String, s: &str, esc: Esc) {
+    // Most strings need no escape at all: copy them whole.
+    let plain = s.bytes().all(|b| {
+        b >= 0x20
+            && b != b'"'
+            && b != b'\\'
+            && match esc {
+                Esc::Plain => true,
+                Esc::Go => b != b'<' && b != b'>' && b != b'&' && b != 0xE2,
+                Esc::Ascii => b < 0x80,
+            }
+    });
+    if plain {
+        out.push('"');
+        out.push_str(s);
+        out.push('"');
+        return;
+    }
     out.push('"');
     for c in s.chars() {
         match c {

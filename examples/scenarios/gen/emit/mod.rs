@@ -21,7 +21,6 @@ pub mod envelope;
 pub mod events;
 pub mod family;
 mod files;
-#[cfg(test)]
 pub mod fixture;
 pub mod json;
 pub mod metrics;
@@ -139,38 +138,12 @@ pub fn write(
         },
     };
 
-    let mut sources: Vec<SourceOut> = vec![];
-    let mut r = rng.fork(1);
-    let c = clock(&mut r);
-    sources.push(access::write(&ctx, ch.access, ch.variant, c, &mut r));
-    if !world.logs.is_empty() {
-        let mut r = rng.fork(2);
-        let c = clock(&mut r);
-        let choice = app::AppChoice {
-            fam: ch.app,
-            envelope: ch.envelope,
-            layout: ch.layout,
-            listen: ch.listen,
-        };
-        sources.push(app::write(&ctx, &choice, c, &mut r));
-    }
-    if !world.series.is_empty() {
-        let mut r = rng.fork(3);
-        let c = clock(&mut r);
-        sources.push(metrics::write(&ctx, ch.metrics, c, &mut r));
-    }
-    let mut r = rng.fork(4);
-    let clocks: Vec<Clock> = ch.events.iter().map(|_| clock(&mut r)).collect();
-    let (event_sources, change_plans) = events::write(&ctx, &ch.events, &clocks, &mut r);
-    sources.extend(event_sources);
-
     let mut plan = Plan {
         platform: platform.name().into(),
         language: lang.name().into(),
         server_zone: zone.name.into(),
         zoneless_zone: zoneless.name.into(),
         tenant: Some(ctx.tenant.clone()),
-        changes: change_plans,
         unlinked: ch.unlinked.clone(),
         ..Plan::default()
     };
@@ -185,8 +158,12 @@ pub fn write(
             world.instances.len(),
         ));
     }
-    let mut all_files = vec![];
-    for s in sources {
+    // Each source is written to disk before the next is made.
+    let mut disk = files::Writer::new(out, force.compression, rng.fork(5));
+    let done = |s: SourceOut,
+                plan: &mut Plan,
+                disk: &mut files::Writer|
+     -> Result<(), Box<dyn std::error::Error>> {
         // Links measured on what a writer wrote (e.g. series that carry both labels).
         let measured: Vec<LinkPlan> = s
             .links
@@ -195,7 +172,41 @@ pub fn write(
             .collect();
         plan.links.extend(measured);
         plan.sources.push(s.plan);
-        all_files.extend(s.files);
+        disk.write(s.files, plan)
+    };
+    let mut r = rng.fork(1);
+    let c = clock(&mut r);
+    done(
+        access::write(&ctx, ch.access, ch.variant, c, &mut r),
+        &mut plan,
+        &mut disk,
+    )?;
+    if !world.logs.is_empty() {
+        let mut r = rng.fork(2);
+        let c = clock(&mut r);
+        let choice = app::AppChoice {
+            fam: ch.app,
+            envelope: ch.envelope,
+            layout: ch.layout,
+            listen: ch.listen,
+        };
+        done(app::write(&ctx, &choice, c, &mut r), &mut plan, &mut disk)?;
+    }
+    if !world.series.is_empty() {
+        let mut r = rng.fork(3);
+        let c = clock(&mut r);
+        done(
+            metrics::write(&ctx, ch.metrics, c, &mut r),
+            &mut plan,
+            &mut disk,
+        )?;
+    }
+    let mut r = rng.fork(4);
+    let clocks: Vec<Clock> = ch.events.iter().map(|_| clock(&mut r)).collect();
+    let (event_sources, change_plans) = events::write(&ctx, &ch.events, &clocks, &mut r);
+    plan.changes = change_plans;
+    for s in event_sources {
+        done(s, &mut plan, &mut disk)?;
     }
     let mut analyze_args = vec![];
     if !ctx.tenant.args.is_empty() {
@@ -225,10 +236,8 @@ pub fn write(
         });
         analyze_args.extend(arg);
     }
-    let mut fr = rng.fork(5);
-    let written = files::write_all(out, all_files, force.compression, &mut fr, &mut plan)?;
     Ok(Written {
-        files: written,
+        files: disk.written,
         analyze_args,
         plan,
     })

@@ -151,3 +151,18 @@ pub fn lines(v: &[String]) -> String {
     }
     s
 }
+
+/// Lines collected straight into one text (each followed by `\n`), so a big file is never
+/// held twice (as lines and as text).
+pub struct Lines(pub String);
+
+impl FromIterator<String> for Lines {
+    fn from_iter<I: IntoIterator<Item = String>>(iter: I) -> Lines {
+        let mut s = String::new();
+        for line in iter {
+            s.push_str(&line);
+            s.push('\n');
+        }
+        Lines(s)
+    }
+}

@@ -79,6 +79,7 @@ impl TenantPlan {
         fields: bool,
         forced: Option<TenantPlace>,
     ) -> TenantPlan {
+        // Whether the simulation's paths already carry the id, from its first requests.
         let ids_in_world_paths = world
             .requests
             .iter()
@@ -90,22 +91,27 @@ impl TenantPlan {
                     .get(t)
                     .is_some_and(|tn| !tn.id.is_empty() && r.path.contains(&tn.id))
             });
-        let place = forced.unwrap_or_else(|| {
-            let weights = [
-                4.0,
-                1.5,
-                if headers { 2.0 } else { 0.0 },
-                if fields { 3.0 } else { 0.0 },
-            ];
-            match rng.weighted(&weights) {
-                0 if rng.chance(0.75) => TenantPlace::Path(rng.pick(&PATH_DEFAULT).into()),
-                0 => TenantPlace::Path(rng.pick(&PATH_OTHER).into()),
-                1 => TenantPlace::Query(rng.pick(&QUERY).into()),
-                2 => TenantPlace::Header(rng.pick(&HEADERS).into()),
-                _ if rng.chance(0.8) => TenantPlace::Field(rng.pick(&FIELD_DEFAULT).into()),
-                _ => TenantPlace::Field(rng.pick(&FIELD_OTHER).into()),
+        let place = match forced {
+            Some(p) => p,
+            // Already in the path: the segment before the id.
+            None if ids_in_world_paths => {
+                TenantPlace::Path(path_word(world).unwrap_or_else(|| "accounts".into()))
             }
-        });
+            // Elsewhere: where the family can show it (a path segment only when pinned).
+            None => {
+                let weights = [
+                    1.5,
+                    if headers { 2.0 } else { 0.0 },
+                    if fields { 3.0 } else { 0.0 },
+                ];
+                match rng.weighted(&weights) {
+                    0 => TenantPlace::Query(rng.pick(&QUERY).into()),
+                    1 => TenantPlace::Header(rng.pick(&HEADERS).into()),
+                    _ if rng.chance(0.8) => TenantPlace::Field(rng.pick(&FIELD_DEFAULT).into()),
+                    _ => TenantPlace::Field(rng.pick(&FIELD_OTHER).into()),
+                }
+            }
+        };
         let key_param = rng.chance(0.5).then(|| rng.pick(&KEY_PARAMS).to_string());
         let args = match &place {
             TenantPlace::Path(w) if !PATH_DEFAULT.contains(&w.as_str()) => {
@@ -124,7 +130,7 @@ impl TenantPlan {
         TenantPlan {
             place,
             key_param,
-            args: if ids_in_world_paths { vec![] } else { args },
+            args,
             ids_in_world_paths,
         }
     }
@@ -157,6 +163,18 @@ impl TenantPlan {
         }
         p
     }
+}
+
+/// The path word before the tenant id in the World's paths (`accounts`, `orgs` ...).
+fn path_word(world: &World) -> Option<String> {
+    world.requests.iter().take(2000).find_map(|r| {
+        let id = &world.tenants.get(r.tenant?)?.id;
+        let segs: Vec<&str> = r.path.split('/').collect();
+        let k = segs.iter().position(|s| s == id)?;
+        k.checked_sub(1)
+            .map(|j| segs[j].to_string())
+            .filter(|w| !w.is_empty())
+    })
 }
 
 /// `/api/v1/reports/9` -> `/api/v1/{word}/{id}/reports/9`; paths without a version prefix get

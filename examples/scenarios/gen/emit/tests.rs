@@ -190,3 +190,96 @@ fn different_names_are_linked() {
         let _ = std::fs::remove_dir_all(&d);
     }
 }
+
+/// The access file's records: lines, or the elements of gcloud's JSON array.
+fn access_records(d: &Path, out: &Written) -> Vec<String> {
+    let (name, _) = out
+        .files
+        .iter()
+        .find(|(_, f)| AccessFamily::ALL.iter().any(|a| a.name() == f))
+        .expect("access file");
+    let bytes = std::fs::read(d.join(name)).expect("read");
+    let text = if name.ends_with(".gz") {
+        use std::io::Read;
+        let mut s = String::new();
+        flate2::read::GzDecoder::new(&bytes[..])
+            .read_to_string(&mut s)
+            .expect("gunzip");
+        s
+    } else {
+        String::from_utf8(bytes).expect("utf-8")
+    };
+    if text.starts_with("[\n") {
+        let v: Vec<serde_json::Value> = serde_json::from_str(&text).expect("json array");
+        v.iter().map(|x| x.to_string()).collect()
+    } else {
+        text.lines().map(str::to_string).collect()
+    }
+}
+
+#[test]
+fn every_access_family_writes_each_logged_request_once_with_health_checks_where_logged() {
+    use crate::gen::facts::{Failure, ReqKind};
+    let w = fixture::world();
+    let d = tmp("access-all");
+    for fam in AccessFamily::ALL {
+        for seed in 0..3 {
+            let out = write(
+                &w,
+                &mut Rng::new(seed),
+                &d,
+                &Force {
+                    access: Some(*fam),
+                    ..Force::default()
+                },
+            )
+            .expect("write");
+            let recs = access_records(&d, &out);
+            let want = w
+                .requests
+                .iter()
+                .filter(|r| r.kind != ReqKind::HealthCheck || fam.logs_health_checks())
+                .filter(|r| {
+                    *fam != AccessFamily::JsonAccess
+                        || (r.instance.is_some() && r.failure != Some(Failure::UpstreamReset))
+                })
+                .count();
+            assert_eq!(recs.len(), want, "{fam:?} seed {seed}");
+            let health = recs.iter().filter(|l| l.contains("/health")).count();
+            assert_eq!(health > 0, fam.logs_health_checks(), "{fam:?}");
+            let _ = std::fs::remove_dir_all(&d);
+        }
+    }
+}
+
+#[test]
+fn nginx_lines_are_in_end_time_order() {
+    let w = fixture::world();
+    let d = tmp("nginx-order");
+    let out = write(
+        &w,
+        &mut Rng::new(1),
+        &d,
+        &Force {
+            access: Some(AccessFamily::NginxTimed),
+            skew: Some(false),
+            ..Force::default()
+        },
+    )
+    .expect("write");
+    let recs = access_records(&d, &out);
+    let stamps: Vec<String> = recs
+        .iter()
+        .filter_map(|l| {
+            l.split_once('[')
+                .and_then(|(_, r)| r.split_once(']'))
+                .map(|(t, _)| t[12..20].to_string())
+        })
+        .collect();
+    assert_eq!(stamps.len(), recs.len());
+    assert!(
+        stamps.windows(2).all(|p| p[0] <= p[1]),
+        "lines follow the end of each request"
+    );
+    let _ = std::fs::remove_dir_all(&d);
+}

@@ -8,7 +8,7 @@
 
 use super::{hex_id, protocol, secs3, View};
 use crate::gen::emit::ctx::{Ctx, Scheme};
-use crate::gen::emit::plan::{lines, SourcePlan};
+use crate::gen::emit::plan::{Lines, SourcePlan};
 use crate::gen::facts::Failure;
 use crate::gen::rng::Rng;
 use crate::gen::time::{self, OffsetStyle};
@@ -48,7 +48,7 @@ pub fn write(ctx: &Ctx, v: &[View], rng: &mut Rng, plan: &mut SourcePlan) -> (St
     plan.zone = "UTC".into();
     plan.detail("elb", &lb);
     plan.detail("client_closed_status", "460 (ALB's code for nginx's 499)");
-    let out: Vec<String> = v
+    let out: Lines = v
         .iter()
         .map(|x| {
             let r = x.r;
@@ -102,7 +102,7 @@ pub fn write(ctx: &Ctx, v: &[View], rng: &mut Rng, plan: &mut SourcePlan) -> (St
         rng.range(10, 250),
         rng.hex(8)
     );
-    (name, lines(&out))
+    (name, out.0)
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@
 
 use super::{hex_id, View};
 use crate::gen::emit::ctx::{Ctx, Scheme};
-use crate::gen::emit::plan::{lines, SourcePlan};
+use crate::gen::emit::plan::{Lines, SourcePlan};
 use crate::gen::facts::{Failure, Request};
 use crate::gen::rng::Rng;
 use crate::gen::time::{self, OffsetStyle};
@@ -75,7 +75,7 @@ pub fn write(
     if istio {
         plan.detail("upstream_cluster", &cluster);
     }
-    let out: Vec<String> = v
+    let out: Lines = v
         .iter()
         .map(|x| {
             let r = x.r;
@@ -121,7 +121,7 @@ pub fn write(
             "envoy-access.log"
         }
         .into(),
-        lines(&out),
+        out.0,
     )
 }
 

@@ -11,7 +11,7 @@
 use super::{hex_id, protocol, View};
 use crate::gen::emit::ctx::{Ctx, Scheme};
 use crate::gen::emit::json::{self, J};
-use crate::gen::emit::plan::{lines, SourcePlan};
+use crate::gen::emit::plan::{Lines, SourcePlan};
 use crate::gen::facts::Failure;
 use crate::gen::rng::Rng;
 use crate::gen::time::{self, OffsetStyle};
@@ -52,9 +52,38 @@ pub fn write(ctx: &Ctx, v: &[View], rng: &mut Rng, plan: &mut SourcePlan) -> (St
             "log sink JSON lines"
         },
     );
-    let entries: Vec<J> = v
-        .iter()
-        .map(|x| {
+    let resource = J::obj(vec![
+        ("type", J::s("http_load_balancer")),
+        (
+            "labels",
+            J::obj(vec![
+                ("zone", J::s("global")),
+                (
+                    "url_map_name",
+                    J::s(format!("k8s2-um-{h}-{}-{}", ctx.w.namespace, ctx.w.service)),
+                ),
+                (
+                    "forwarding_rule_name",
+                    J::s(format!("k8s2-fs-{h}-{}-{}", ctx.w.namespace, ctx.w.service)),
+                ),
+                (
+                    "target_proxy_name",
+                    J::s(format!("k8s2-ts-{h}-{}-{}", ctx.w.namespace, ctx.w.service)),
+                ),
+                ("backend_service_name", J::s(&backend)),
+                ("project_id", J::s(&project)),
+            ]),
+        ),
+    ]);
+    // The same for every entry: printed once for the one-line export.
+    let resource = if gcloud {
+        resource
+    } else {
+        J::Num(json::to_string(&resource, &json::COMPACT))
+    };
+    // Each entry is printed as soon as it is built: a day of requests as one tree would not
+    // fit in memory beside its text.
+    let entries = v.iter().map(|x| {
             let r = x.r;
             let details = status_details(x);
             let mut http = vec![
@@ -76,7 +105,7 @@ pub fn write(ctx: &Ctx, v: &[View], rng: &mut Rng, plan: &mut SourcePlan) -> (St
             http.push(("latency", J::s(format!("{}.{:03}{:03}s", r.duration_ms / 1000, r.duration_ms % 1000, sub_us))));
             http.push(("protocol", J::s(protocol(r))));
             let start_ns = x.start * 1_000_000 + (super::mix(x.idx, 6) % 1000 * 1000) as i64;
-            J::obj(vec![
+            let entry = J::obj(vec![
                 ("insertId", J::s(hex_id(x.idx, 0x6c9, 14))),
                 (
                     "jsonPayload",
@@ -88,44 +117,30 @@ pub fn write(ctx: &Ctx, v: &[View], rng: &mut Rng, plan: &mut SourcePlan) -> (St
                     ]),
                 ),
                 ("httpRequest", J::obj(http)),
-                (
-                    "resource",
-                    J::obj(vec![
-                        ("type", J::s("http_load_balancer")),
-                        (
-                            "labels",
-                            J::obj(vec![
-                                ("zone", J::s("global")),
-                                ("url_map_name", J::s(format!("k8s2-um-{h}-{}-{}", ctx.w.namespace, ctx.w.service))),
-                                ("forwarding_rule_name", J::s(format!("k8s2-fs-{h}-{}-{}", ctx.w.namespace, ctx.w.service))),
-                                ("target_proxy_name", J::s(format!("k8s2-ts-{h}-{}-{}", ctx.w.namespace, ctx.w.service))),
-                                ("backend_service_name", J::s(&backend)),
-                                ("project_id", J::s(&project)),
-                            ]),
-                        ),
-                    ]),
-                ),
+                ("resource", resource.clone()),
                 ("timestamp", J::s(time::rfc3339_ns(start_ns, 0, 6, false, OffsetStyle::ZOrColon))),
                 ("severity", J::s(if details == "response_sent_by_backend" { "INFO" } else { "WARNING" })),
                 ("logName", J::s(format!("projects/{project}/logs/requests"))),
                 ("trace", J::s(format!("projects/{project}/traces/{}", hex_id(x.idx, 0x7ace, 32)))),
                 ("receiveTimestamp", J::s(time::rfc3339_ns((x.end + 500) * 1_000_000 + 123_456, 0, 9, false, OffsetStyle::ZOrColon))),
                 ("spanId", J::s(hex_id(x.idx, 0x5a, 16))),
-            ])
-        })
-        .collect();
+            ]);
+            if gcloud {
+                json::to_string_at(&entry.sorted(), &json::PRETTY2, 1)
+            } else {
+                json::to_string(&entry, &json::COMPACT)
+            }
+        });
     if gcloud {
-        let mut newest_first: Vec<J> = entries.into_iter().map(J::sorted).collect();
+        let mut newest_first: Vec<String> = entries.collect();
         newest_first.reverse();
-        let mut body = json::to_string(&J::Arr(newest_first), &json::PRETTY2);
-        body.push('\n');
-        ("gcp-lb-requests.json".into(), body)
+        let items: Vec<String> = newest_first.into_iter().map(|e| format!("  {e}")).collect();
+        (
+            "gcp-lb-requests.json".into(),
+            format!("[\n{}\n]\n", items.join(",\n")),
+        )
     } else {
-        let out: Vec<String> = entries
-            .iter()
-            .map(|e| json::to_string(e, &json::COMPACT))
-            .collect();
-        ("gcp-lb-requests.jsonl".into(), lines(&out))
+        ("gcp-lb-requests.jsonl".into(), entries.collect::<Lines>().0)
     }
 }
 

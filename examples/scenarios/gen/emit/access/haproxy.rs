@@ -15,7 +15,7 @@ use std::collections::{BinaryHeap, HashMap};
 use super::{protocol, View};
 use crate::gen::emit::ctx::{Clock, Ctx, Scheme};
 use crate::gen::emit::family::Platform;
-use crate::gen::emit::plan::{lines, SourcePlan};
+use crate::gen::emit::plan::{Lines, SourcePlan};
 use crate::gen::facts::{Failure, Ms};
 use crate::gen::rng::Rng;
 use crate::gen::time;
@@ -64,7 +64,7 @@ pub fn write(
     plan.detail("frontend", fe);
     plan.detail("server_names", scheme.name());
     let flights = in_flight(v);
-    let out: Vec<String> = v
+    let out: Lines = v
         .iter()
         .zip(flights)
         .map(|(x, (all, srv))| {
@@ -101,7 +101,7 @@ pub fn write(
             )
         })
         .collect();
-    ("haproxy.log".into(), lines(&out))
+    ("haproxy.log".into(), out.0)
 }
 
 #[cfg(test)]

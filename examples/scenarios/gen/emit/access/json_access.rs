@@ -13,7 +13,7 @@ use super::View;
 use crate::gen::emit::ctx::{Clock, Ctx};
 use crate::gen::emit::family::Platform;
 use crate::gen::emit::json::{self, J};
-use crate::gen::emit::plan::{lines, SourcePlan};
+use crate::gen::emit::plan::{Lines, SourcePlan};
 use crate::gen::emit::tenant::TenantPlace;
 use crate::gen::facts::Failure;
 use crate::gen::rng::Rng;
@@ -58,7 +58,7 @@ pub fn write(
         "omitted",
         "requests that reached no instance, and those whose instance died under them",
     );
-    let out: Vec<String> = v
+    let out: Lines = v
         .iter()
         .enumerate()
         .filter_map(|(k, x)| {
@@ -158,7 +158,7 @@ pub fn write(
             })
         })
         .collect();
-    ("requests.json".into(), lines(&out))
+    ("requests.json".into(), out.0)
 }
 
 #[cfg(test)]

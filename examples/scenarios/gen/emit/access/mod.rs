@@ -150,12 +150,16 @@ pub fn scheme(
 #[derive(Clone, Copy, Debug)]
 pub struct Variant {
     pub nginx_kv_upstream_time: bool,
+    /// The admin guide's `upstream_time` format concatenates `"$http_user_agent"` and `rt=`
+    /// with no space; configs copied from it keep that (as remembered, not re-checked here).
+    pub nginx_kv_no_space: bool,
 }
 
 impl Variant {
     pub fn draw(rng: &mut Rng) -> Variant {
         Variant {
             nginx_kv_upstream_time: rng.chance(0.5),
+            nginx_kv_no_space: rng.chance(0.25),
         }
     }
 }
@@ -182,14 +186,7 @@ pub fn write(
     let n = v.len();
     let (name, body) = match fam {
         AccessFamily::NginxTimed => nginx::timed(ctx, &v, &clock, rng, &mut plan),
-        AccessFamily::NginxKv => nginx::kv(
-            ctx,
-            &v,
-            &clock,
-            variant.nginx_kv_upstream_time,
-            rng,
-            &mut plan,
-        ),
+        AccessFamily::NginxKv => nginx::kv(ctx, &v, &clock, variant, rng, &mut plan),
         AccessFamily::IngressNginx => nginx::ingress(ctx, &v, &clock, rng, &mut plan),
         AccessFamily::Alb => alb::write(ctx, &v, rng, &mut plan),
         AccessFamily::Haproxy => haproxy::write(ctx, &v, &clock, rng, &mut plan),

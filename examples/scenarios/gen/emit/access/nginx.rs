@@ -14,7 +14,7 @@
 
 use super::{dash, protocol, secs3, View};
 use crate::gen::emit::ctx::{Clock, Ctx, Scheme};
-use crate::gen::emit::plan::{lines, SourcePlan};
+use crate::gen::emit::plan::{Lines, SourcePlan};
 use crate::gen::facts::{Failure, Request};
 use crate::gen::rng::Rng;
 use crate::gen::time;
@@ -79,7 +79,7 @@ pub fn timed(
             "combined $request_time $upstream_response_time $upstream_addr"
         },
     );
-    let out: Vec<String> = v
+    let out: Lines = v
         .iter()
         .map(|x| {
             let r = x.r;
@@ -101,28 +101,30 @@ pub fn timed(
             line
         })
         .collect();
-    ("access.log".into(), lines(&out))
+    ("access.log".into(), out.0)
 }
 
 pub fn kv(
     ctx: &Ctx,
     v: &[View],
     clock: &Clock,
-    upstream_time: bool,
+    variant: super::Variant,
     rng: &mut Rng,
     plan: &mut SourcePlan,
 ) -> (String, String) {
+    let upstream_time = variant.nginx_kv_upstream_time;
+    let sep = if variant.nginx_kv_no_space { "" } else { " " };
     plan.stamps = "end ($time_local)".into();
     plan.detail(
         "log_format",
-        if upstream_time {
-            "upstream_time (nginx admin guide)"
-        } else {
-            "main_ext (NGINX Amplify)"
+        match (upstream_time, sep) {
+            (true, "") => "upstream_time (nginx admin guide, no space before rt=)",
+            (true, _) => "upstream_time (nginx admin guide)",
+            _ => "main_ext (NGINX Amplify)",
         },
     );
     let nodes = lb_nodes(rng);
-    let out: Vec<String> = v
+    let out: Lines = v
         .iter()
         .map(|x| {
             let r = x.r;
@@ -141,7 +143,7 @@ pub fn kv(
                     }
                 };
                 format!(
-                    "{}rt={} uct=\"{}\" uht=\"{}\" urt=\"{}\"",
+                    "{}{sep}rt={} uct=\"{}\" uht=\"{}\" urt=\"{}\"",
                     head(&r.client_ip, x, clock),
                     secs3(i64::from(r.duration_ms)),
                     q(connect),
@@ -165,7 +167,7 @@ pub fn kv(
             }
         })
         .collect();
-    ("access.log".into(), lines(&out))
+    ("access.log".into(), out.0)
 }
 
 pub fn ingress(
@@ -179,7 +181,7 @@ pub fn ingress(
     let port = ctx.w.instances.first().map(|i| i.port).unwrap_or(8080);
     let upstream_name = format!("{}-{}-{}", ctx.w.namespace, ctx.w.service, port);
     plan.detail("proxy_upstream_name", &upstream_name);
-    let out: Vec<String> = v
+    let out: Lines = v
         .iter()
         .map(|x| {
             let r = x.r;
@@ -208,7 +210,7 @@ pub fn ingress(
             )
         })
         .collect();
-    ("ingress-nginx-controller.log".into(), lines(&out))
+    ("ingress-nginx-controller.log".into(), out.0)
 }
 
 #[cfg(test)]

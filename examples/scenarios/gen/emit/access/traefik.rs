@@ -12,7 +12,7 @@ use super::{mix, protocol, View};
 use crate::gen::emit::ctx::{Clock, Ctx, Scheme};
 use crate::gen::emit::family::Platform;
 use crate::gen::emit::json::{self, J};
-use crate::gen::emit::plan::{lines, SourcePlan};
+use crate::gen::emit::plan::{Lines, SourcePlan};
 use crate::gen::facts::Failure;
 use crate::gen::rng::Rng;
 use crate::gen::time::{self, OffsetStyle};
@@ -76,7 +76,7 @@ pub fn json(
     let count0 = rng.range(1, 50_000);
     plan.stamps = "StartUTC/StartLocal: start; time: end (seconds)".into();
     plan.detail("router", &n.router);
-    let out: Vec<String> = v
+    let out: Lines = v
         .iter()
         .enumerate()
         .map(|(k, x)| {
@@ -186,7 +186,7 @@ pub fn json(
             json::to_string(&J::Obj(o), &json::GO)
         })
         .collect();
-    ("traefik-access.json".into(), lines(&out))
+    ("traefik-access.json".into(), out.0)
 }
 
 pub fn clf(ctx: &Ctx, v: &[View], rng: &mut Rng, plan: &mut SourcePlan) -> (String, String) {
@@ -195,7 +195,7 @@ pub fn clf(ctx: &Ctx, v: &[View], rng: &mut Rng, plan: &mut SourcePlan) -> (Stri
     plan.stamps = "start (StartUTC)".into();
     plan.zone = "UTC".into();
     plan.detail("router", &n.router);
-    let out: Vec<String> = v
+    let out: Lines = v
         .iter()
         .enumerate()
         .map(|(k, x)| {
@@ -221,7 +221,7 @@ pub fn clf(ctx: &Ctx, v: &[View], rng: &mut Rng, plan: &mut SourcePlan) -> (Stri
             )
         })
         .collect();
-    ("traefik-access.log".into(), lines(&out))
+    ("traefik-access.log".into(), out.0)
 }
 
 #[cfg(test)]

@@ -33,7 +33,7 @@ pub struct Rec<'a> {
     pub container: bool,
 }
 
-/// The language the World's log lines were written for, from their loggers and wording.
+/// The application's language, guessed from its log lines' loggers and wording (see NEEDS.md).
 pub fn infer_lang(w: &World) -> Lang {
     let mut score = [0usize; 5];
     for l in w.logs.iter().take(2000) {
@@ -283,22 +283,28 @@ pub fn write(ctx: &Ctx, ch: &AppChoice, clock: Clock, rng: &mut Rng) -> SourceOu
     match ch.layout {
         Layout::Merged => groups.push((String::new(), None, all.clone())),
         Layout::PerInstance => {
-            for i in 0..ctx.w.instances.len() {
+            // Runtime envelopes keep one file per container; otherwise a host's log file holds
+            // every process that ran on it (a VM's old and new version after a deploy).
+            let per_container = matches!(ch.envelope, Some(Envelope::DockerJson | Envelope::Cri));
+            for (i, my_name) in me.iter().enumerate() {
                 // ECS log streams downloaded one by one are named by task.
                 let stem = if ctx.platform == Platform::Ecs && ch.envelope.is_none() {
                     ctx.name(i, Scheme::TaskId)
                 } else {
-                    me[i].clone()
+                    my_name.clone()
                 };
-                groups.push((
-                    stem,
-                    Some(i),
-                    all.iter().copied().filter(|l| l.instance == i).collect(),
-                ));
+                let mine: Vec<&AppLog> = all.iter().copied().filter(|l| l.instance == i).collect();
+                match groups.iter_mut().find(|g| g.0 == stem && !per_container) {
+                    Some(g) => {
+                        g.2.extend(mine);
+                        g.2.sort_by_key(|l| (l.ts, l.instance));
+                    }
+                    None => groups.push((stem, Some(i), mine)),
+                }
             }
         }
         Layout::Kubectl => {
-            for i in 0..ctx.w.instances.len() {
+            for (i, my_name) in me.iter().enumerate() {
                 let n = ctx.w.instances[i].lives.len();
                 let mine: Vec<&AppLog> = all.iter().copied().filter(|l| l.instance == i).collect();
                 for (suffix, life) in [("", n.saturating_sub(1)), (".previous", n.wrapping_sub(2))]
@@ -312,7 +318,7 @@ pub fn write(ctx: &Ctx, ch: &AppChoice, clock: Clock, rng: &mut Rng) -> SourceOu
                         .filter(|l| life_of(l) == life)
                         .collect();
                     if !part.is_empty() {
-                        groups.push((format!("{}{suffix}", me[i]), Some(i), part));
+                        groups.push((format!("{my_name}{suffix}"), Some(i), part));
                     }
                 }
                 dropped += mine.iter().filter(|l| life_of(l) + 2 < n).count();
@@ -359,16 +365,14 @@ pub fn write(ctx: &Ctx, ch: &AppChoice, clock: Clock, rng: &mut Rng) -> SourceOu
             "json"
         };
         let (name, body) = match ch.envelope {
-            Some(env) => envelope::wrap(
-                ctx,
-                env,
-                &stem,
-                inst,
-                &physical,
-                writes_stderr(ch.fam),
-                rng,
-                &mut plan,
-            ),
+            Some(env) => {
+                let dest = envelope::Dest {
+                    stem: &stem,
+                    instance: inst,
+                    stderr: writes_stderr(ch.fam),
+                };
+                envelope::wrap(ctx, env, &dest, &physical, rng, &mut plan)
+            }
             None => {
                 let name = if stem.is_empty() {
                     format!("{}.{ext}", ctx.w.service)

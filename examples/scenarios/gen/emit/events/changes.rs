@@ -111,6 +111,16 @@ pub fn deploy_log(
     )]
 }
 
+/// One helm release revision.
+struct Rev {
+    n: i64,
+    t: i64,
+    chart: String,
+    version: String,
+    description: String,
+    rollback: Option<i64>,
+}
+
 pub fn helm(
     ctx: &Ctx,
     changes: &[&Change],
@@ -127,53 +137,77 @@ pub fn helm(
         .unwrap_or_else(|| "1.0.0".into());
     let (major, minor) = (rng.range(0, 2), rng.range(1, 20));
     let mut patch = rng.range(0, 5);
+    let mut next_chart = move || {
+        patch += 1;
+        format!("{svc}-{major}.{minor}.{patch}")
+    };
     let earlier = rng.range(1, 4);
-    // (revision, time, version, description, rollback_revision)
-    let mut revs: Vec<(i64, i64, String, String, Option<i64>)> = vec![];
+    let mut revs: Vec<Rev> = vec![];
     for k in 0..earlier {
         let t = ctx.w.start - (earlier - k) * rng.range(86_400_000, 10 * 86_400_000);
-        let d = if k == 0 {
+        let description = if k == 0 {
             "Install complete"
         } else {
             "Upgrade complete"
         };
-        revs.push((k + 1, t, first_version.clone(), d.into(), None));
+        revs.push(Rev {
+            n: k + 1,
+            t,
+            chart: next_chart(),
+            version: first_version.clone(),
+            description: description.into(),
+            rollback: None,
+        });
     }
     for c in changes {
-        let rev = revs.len() as i64 + 1;
-        let v = c.version.clone().unwrap_or_else(|| first_version.clone());
+        let n = revs.len() as i64 + 1;
+        let version = c.version.clone().unwrap_or_else(|| first_version.clone());
         match c.kind {
+            // A rollback re-deploys an earlier revision: its chart and its app version.
             ChangeKind::Rollback => {
                 let target = revs
                     .iter()
                     .rev()
-                    .find(|r| r.2 == v)
-                    .map(|r| r.0)
-                    .unwrap_or((rev - 2).max(1));
-                revs.push((rev, c.ts, v, format!("Rollback to {target}"), Some(target)));
+                    .find(|r| r.version == version)
+                    .or(revs.first());
+                let (tn, chart) = target
+                    .map(|r| (r.n, r.chart.clone()))
+                    .unwrap_or((1, next_chart()));
+                revs.push(Rev {
+                    n,
+                    t: c.ts,
+                    chart,
+                    version,
+                    description: format!("Rollback to {tn}"),
+                    rollback: Some(tn),
+                });
             }
-            _ => revs.push((rev, c.ts, v, "Upgrade complete".into(), None)),
+            _ => revs.push(Rev {
+                n,
+                t: c.ts,
+                chart: next_chart(),
+                version,
+                description: "Upgrade complete".into(),
+                rollback: None,
+            }),
         }
     }
     let last = revs.len();
     let items: Vec<J> = revs
         .iter()
         .enumerate()
-        .map(|(k, (rev, t, v, d, rb))| {
-            patch += 1;
-            let t = clock.at(*t);
+        .map(|(k, r)| {
+            let t = clock.at(r.t);
+            let updated = time::rfc3339_ns(
+                t * 1_000_000 + rng.range(0, 999_999),
+                clock.zone.offset_ms(t),
+                9,
+                true,
+                OffsetStyle::ZOrColon,
+            );
             let mut o = vec![
-                ("revision", J::n(rev)),
-                (
-                    "updated",
-                    J::s(time::rfc3339_ns(
-                        t * 1_000_000 + rng.range(0, 999_999),
-                        clock.zone.offset_ms(t),
-                        9,
-                        true,
-                        OffsetStyle::ZOrColon,
-                    )),
-                ),
+                ("revision", J::n(r.n)),
+                ("updated", J::s(updated)),
                 (
                     "status",
                     J::s(if k + 1 == last {
@@ -182,13 +216,13 @@ pub fn helm(
                         "superseded"
                     }),
                 ),
-                ("chart", J::s(format!("{svc}-{major}.{minor}.{patch}"))),
-                ("app_version", J::s(v)),
+                ("chart", J::s(&r.chart)),
+                ("app_version", J::s(&r.version)),
             ];
-            if let Some(r) = rb {
-                o.push(("rollback_revision", J::n(r)));
+            if let Some(rb) = r.rollback {
+                o.push(("rollback_revision", J::n(rb)));
             }
-            o.push(("description", J::s(d)));
+            o.push(("description", J::s(&r.description)));
             J::obj(o)
         })
         .collect();
@@ -272,7 +306,7 @@ pub fn github(
             ]),
         ));
     }
-    items.sort_by(|a, b| b.0.cmp(&a.0));
+    items.sort_by_key(|x| std::cmp::Reverse(x.0));
     let n = items.len();
     let body = json::to_string(
         &J::Arr(items.into_iter().map(|i| i.1).collect()),
@@ -357,7 +391,7 @@ pub fn launchdarkly(
             ]),
         ));
     }
-    items.sort_by(|a, b| b.0.cmp(&a.0));
+    items.sort_by_key(|x| std::cmp::Reverse(x.0));
     let n = items.len();
     let doc = J::obj(vec![
         ("items", J::Arr(items.into_iter().map(|i| i.1).collect())),
@@ -437,7 +471,7 @@ pub fn unleash(
             ]),
         ));
     }
-    items.sort_by(|a, b| b.0.cmp(&a.0));
+    items.sort_by_key(|x| std::cmp::Reverse(x.0));
     let n = items.len();
     let doc = J::obj(vec![
         ("version", J::n(1)),

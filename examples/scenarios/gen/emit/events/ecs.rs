@@ -79,7 +79,7 @@ pub fn write(ctx: &Ctx, clock: &Clock, rng: &mut Rng, plan: &mut SourcePlan) -> 
             _ => {}
         }
     }
-    ev.sort_by(|a, b| b.0.cmp(&a.0));
+    ev.sort_by_key(|x| std::cmp::Reverse(x.0));
     let total = ev.len();
     ev.truncate(100);
     plan.detail("events_dropped_by_the_100_limit", total - ev.len());

@@ -30,12 +30,18 @@ pub fn write(ctx: &Ctx, clock: &Clock, rng: &mut Rng, plan: &mut SourcePlan) -> 
     let iso = rng.chance(0.3);
     let svc = &ctx.w.service;
     let unit = format!("{svc}.service");
-    let desc = format!("{} API server", {
+    // The unit's Description=, as a person writes it: "API service", "Jobs service".
+    let desc = if svc.len() <= 3 {
+        format!("{} service", svc.to_uppercase())
+    } else {
         let mut c = svc.chars();
-        c.next()
-            .map(|f| f.to_uppercase().collect::<String>() + c.as_str())
-            .unwrap_or_default()
-    });
+        format!(
+            "{} service",
+            c.next()
+                .map(|f| f.to_uppercase().collect::<String>() + c.as_str())
+                .unwrap_or_default()
+        )
+    };
     plan.stamps = "log time".into();
     plan.zone = ctx.zoneless.name.into();
     plan.zoneless = !iso;
@@ -167,11 +173,11 @@ pub fn write(ctx: &Ctx, clock: &Clock, rng: &mut Rng, plan: &mut SourcePlan) -> 
         })
         .collect();
     let n = out.len();
-    vec![OutFile::new(
-        "journal.log",
-        "journal",
-        "events",
-        lines(&out),
-        n,
-    )]
+    // journalctl says so when nothing matched.
+    let body = if out.is_empty() {
+        "-- No entries --\n".to_string()
+    } else {
+        lines(&out)
+    };
+    vec![OutFile::new("journal.log", "journal", "events", body, n)]
 }

@@ -117,11 +117,14 @@ fn changes_land_where_their_kind_is_recorded() {
         .expect("rollback revision");
     let target = rb["rollback_revision"].as_i64().unwrap_or(0);
     assert_eq!(rb["description"], format!("Rollback to {target}"));
+    let target_rev = revs
+        .iter()
+        .find(|r| r["revision"] == target)
+        .expect("target revision");
+    assert_eq!(target_rev["app_version"], rb["app_version"]);
     assert_eq!(
-        revs.iter()
-            .find(|r| r["revision"] == target)
-            .map(|r| r["app_version"].clone()),
-        Some(rb["app_version"].clone())
+        target_rev["chart"], rb["chart"],
+        "a rollback re-deploys the earlier chart"
     );
     assert_eq!(
         revs.last().map(|r| r["status"].clone()),

@@ -243,7 +243,7 @@ pub fn write(ctx: &Ctx, fam: MetricsFamily, clock: Clock, rng: &mut Rng) -> Sour
     let lib = if rng.chance(0.25) {
         PoolLib::Pgbouncer
     } else {
-        PoolLib::for_lang(ctx.lang)
+        PoolLib::infer(ctx.w, ctx.lang)
     };
     let lim = Limits {
         cpu_cores: rng.pick(&[0.5, 1.0, 2.0, 4.0]),

@@ -11,7 +11,7 @@
 //! CloudWatch Container Insights, EC2, CWAgent, SQS, RDS and ALB.
 
 use crate::gen::emit::family::{Lang, Platform};
-use crate::gen::facts::MetricRole;
+use crate::gen::facts::{MetricRole, World};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum System {
@@ -31,6 +31,28 @@ pub enum PoolLib {
 }
 
 impl PoolLib {
+    /// The pool library the World's log lines name (HikariCP, SQLAlchemy's QueuePool,
+    /// ActiveRecord, pgx, knex ...), else the language's usual one. Node pools export no
+    /// metrics of their own: theirs come from the PgBouncer in front of the database.
+    pub fn infer(w: &World, lang: Lang) -> PoolLib {
+        for l in w.logs.iter().take(5000) {
+            let s = format!("{} {}", l.logger, l.msg);
+            let found = [
+                (["HikariPool", "hikari"], PoolLib::Hikari),
+                (["QueuePool", "sqlalchemy"], PoolLib::SqlAlchemy),
+                (["ActiveRecord", "activerecord"], PoolLib::ActiveRecord),
+                (["pgxpool", "pgx"], PoolLib::GoSql),
+                (["knex", "pg-pool"], PoolLib::Pgbouncer),
+            ]
+            .into_iter()
+            .find(|(words, _)| words.iter().any(|k| s.contains(k)));
+            if let Some((_, lib)) = found {
+                return lib;
+            }
+        }
+        PoolLib::for_lang(lang)
+    }
+
     pub fn for_lang(lang: Lang) -> PoolLib {
         match lang {
             Lang::Java => PoolLib::Hikari,
