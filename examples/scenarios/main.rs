@@ -8,6 +8,7 @@
 //! ```
 //! Deterministic: the same arguments give the same bytes.
 
+
 mod gen;
 
 mod stats;

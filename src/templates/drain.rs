@@ -198,9 +198,12 @@ mod tests {
         t
     }
 
+    /// A case: its name, the messages with their counts, the templates.
+    type Case<'a> = (&'a str, Vec<(&'a str, u64)>, Vec<&'a str>);
+
     #[test]
     fn clustering_cases() {
-        let cases: [(&str, Vec<(&str, u64)>, Vec<&str>); 5] = [
+        let cases: [Case; 5] = [
             (
                 "a variable word",
                 vec![

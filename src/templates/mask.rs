@@ -528,7 +528,7 @@ fn is_email(t: &[u8]) -> bool {
         && user
             .iter()
             .all(|&b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'%' | b'+' | b'-'))
-        && host.iter().any(|&b| b == b'.')
+        && host.contains(&b'.')
         && host
             .iter()
             .all(|&b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-'))

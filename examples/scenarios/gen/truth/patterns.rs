@@ -10,9 +10,9 @@
 //! - `slow_request_hogging`: required when a tenant's or route's share of busy time or of pool
 //!   hold time in I is >= 0.3, >= 2x its share of requests, and rose >= 0.2 over its baseline
 //!   share; forbidden when no tenant, route or instance has >= 0.15, >= 1.5x and a rise >= 0.1.
-//! - `pool_exhaustion`: required when a pool had a request waiting for >= 10 s on end in I and
-//!   >= 3 requests failed on the acquire timeout; forbidden when no wait reached 1 s and none
-//!   failed so.
+//! - `pool_exhaustion`: required when a pool had a request waiting for >= 10 s on end in I
+//!   and at least 3 requests failed on the acquire timeout; forbidden when no wait reached
+//!   1 s and no request failed so.
 //! - `health_check_coupling`: required when the probes take a pool connection and probes
 //!   failed in I on >= 2 instances while their pool had waiters; forbidden when the probes
 //!   do not touch the pool or no probe failed while its pool had waiters.

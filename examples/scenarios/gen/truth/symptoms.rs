@@ -152,8 +152,8 @@ pub fn measure(d: &Draw, w: &World, g: &Ground) -> Symptoms {
                 t = wend;
             }
         }
-        for i in 0..nw {
-            s.wait[i] = s.wait[i].max(per[i]);
+        for (w, p) in s.wait.iter_mut().zip(&per) {
+            *w = (*w).max(*p);
         }
     }
     for &(t, _, _) in &g.probe_failures {
