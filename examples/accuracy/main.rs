@@ -10,7 +10,6 @@
 //! truth and report under `DIR/<scenario>-<seed>/`. The binary (`target/release/postmortem`
 //! unless `--bin`) is built first when missing.
 
-
 #[path = "../scenarios/gen/mod.rs"]
 mod gen;
 mod run;

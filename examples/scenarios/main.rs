@@ -8,7 +8,6 @@
 //! ```
 //! Deterministic: the same arguments give the same bytes.
 
-
 mod gen;
 
 mod stats;

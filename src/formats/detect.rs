@@ -12,6 +12,7 @@ use serde_json::Value;
 use super::catalogue::Catalogue;
 use super::definition::{DefinitionKind, Produces};
 use super::score::{line_credit, record_mode, score, RecordMode};
+use super::Role;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Detection {
@@ -61,7 +62,7 @@ pub fn detect(cat: &Catalogue, head: &[String]) -> (Option<Detection>, Vec<(usiz
         .collect();
     let mut best = best_of(&scores)
         .filter(|(_, s)| *s >= MIN_SCORE)
-        .map(|b| access_log(cat, b, &scores));
+        .map(|b| access_log(cat, b, &scores, head));
     if best.is_none() {
         // No specific format reads most of the head. Stack traces and
         // detail lines between records may be why: every format is scored
@@ -91,13 +92,20 @@ pub fn detect(cat: &Catalogue, head: &[String]) -> (Option<Detection>, Vec<(usiz
 /// a log format that reads more (a banner line between the requests), and
 /// one that reads less is not (an application's log whose error lines name
 /// the request they failed is a log).
-fn access_log(cat: &Catalogue, best: (usize, f64), scores: &[(usize, f64)]) -> (usize, f64) {
+fn access_log(
+    cat: &Catalogue,
+    best: (usize, f64),
+    scores: &[(usize, f64)],
+    head: &[String],
+) -> (usize, f64) {
     if cat.formats[best.0].def.produces == Produces::Request {
         return best;
     }
-    let mut requests = scores
-        .iter()
-        .filter(|(i, s)| cat.formats[*i].def.produces == Produces::Request && *s >= ACCESS_SHARE);
+    let mut requests = scores.iter().filter(|(i, s)| {
+        cat.formats[*i].def.produces == Produces::Request
+            && *s >= ACCESS_SHARE
+            && request_share(cat, *i, head) >= ACCESS_SHARE
+    });
     let first = requests.next().copied();
     requests
         .fold(first, |b, &r| match b {
@@ -105,6 +113,30 @@ fn access_log(cat: &Catalogue, best: (usize, f64), scores: &[(usize, f64)]) -> (
             _ => Some(r),
         })
         .unwrap_or(best)
+}
+
+/// The share of the head's lines a request format reads as requests (a
+/// method or a status): a format that also reads log lines (Heroku's
+/// router format reads the app frames of a logplex drain) scores on those
+/// too, but only its requests make the input an access log. Formats read
+/// line by line only; the others answer with their score.
+fn request_share(cat: &Catalogue, i: usize, head: &[String]) -> f64 {
+    let f = &cat.formats[i];
+    if !matches!(f.def.kind, DefinitionKind::Regex) {
+        return 1.0;
+    }
+    let lines: Vec<&String> = head.iter().filter(|l| !l.trim().is_empty()).collect();
+    if lines.is_empty() {
+        return 0.0;
+    }
+    let requests = lines
+        .iter()
+        .filter(|l| {
+            f.match_line(l)
+                .is_some_and(|fl| fl.has(Role::Status) || fl.has(Role::Method))
+        })
+        .count();
+    requests as f64 / lines.len() as f64
 }
 
 /// The share of an access log's lines that are requests: nearly all.

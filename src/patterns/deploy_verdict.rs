@@ -81,16 +81,153 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
                 && c.ts < recovered
         })
         .collect();
-    // The change weighed is the one closest before the onset, else the first after it.
-    let Some(change) = candidates
+    // Every change of the hour before is weighed; the one the evidence ties
+    // best to the incident is reported (ties: the closest before the onset).
+    let Some(w) = candidates
         .iter()
-        .filter(|c| c.ts <= onset)
-        .max_by_key(|c| c.ts)
-        .or_else(|| candidates.iter().min_by_key(|c| c.ts))
-        .copied()
+        .map(|c| weigh(cx, c, onset, recovered, window, baseline))
+        .max_by(|x, y| {
+            (x.for_it - x.against)
+                .total_cmp(&(y.for_it - y.against))
+                .then_with(|| {
+                    before_first(x.change.ts, onset).cmp(&before_first(y.change.ts, onset))
+                })
+        })
     else {
         return;
     };
+    let Weighed {
+        change,
+        what,
+        for_it,
+        against,
+        evidence,
+    } = w;
+    let (pattern, c, title, actions) = if for_it >= 0.3 && against < 0.3 {
+        (
+            REGRESSION,
+            0.35 + for_it - against,
+            format!("The {what} of `{}` caused the incident", change.object),
+            REGRESSION_ACTIONS,
+        )
+    } else if against >= 0.3 {
+        (
+            RED_HERRING,
+            0.3 + against - for_it / 2.0,
+            format!(
+                "The {what} of `{}` does not explain the incident",
+                change.object
+            ),
+            RED_HERRING_ACTIONS,
+        )
+    } else {
+        // Neither shown: weak either way, said as such.
+        (
+            REGRESSION,
+            0.2 + for_it,
+            format!(
+                "The {what} of `{}` may have contributed; the data neither ties the symptoms to it nor rules it out",
+                change.object
+            ),
+            REGRESSION_ACTIONS,
+        )
+    };
+    sink.push(Finding {
+        pattern,
+        title,
+        confidence: confidence(f64::min(c, 0.95)),
+        start: change.ts,
+        end: recovered,
+        subject: Subject {
+            endpoint: Some(change.object.clone()),
+            ..Subject::default()
+        },
+        evidence,
+        timeline: Vec::new(),
+        actions,
+    });
+}
+
+fn minutes(ms: Millis) -> String {
+    let s = ms / 1000;
+    if s < 120 {
+        format!("{s} s")
+    } else {
+        format!("{} min", s / 60)
+    }
+}
+
+/// Instances that joined within a rollout's time after a deploy (the new
+/// version) against those serving from before it, over the window.
+fn split(cx: &Context<'_>, at: Millis, window: Span, baseline: Span) -> Option<Split> {
+    let a = cx.analysis;
+    let seen = cx.agg.seen(Dim::Instance);
+    let at_s = at.div_euclid(1000);
+    let is_new = |name: &str| {
+        seen.get(name)
+            .is_some_and(|(first, _)| *first >= at_s - 60 && *first <= at_s + ROLLOUT_MS / 1000)
+    };
+    let stats = cx.agg.dim_stats(Dim::Instance, window, baseline).ok()?;
+    let (mut nr, mut nf, mut nb, mut or, mut of, mut ob) = (0u64, 0u64, 0.0, 0u64, 0u64, 0.0);
+    let mut new = Vec::new();
+    for s in stats.iter().filter(|s| s.window_requests > 0) {
+        if is_new(&s.value) {
+            nr += s.window_requests;
+            nf += s.window_failed;
+            nb += s.window_busy_ms;
+            new.push(a.ids.canonical(&s.value));
+        } else if seen
+            .get(&s.value)
+            .is_some_and(|(first, _)| *first < at_s - 60)
+        {
+            or += s.window_requests;
+            of += s.window_failed;
+            ob += s.window_busy_ms;
+        }
+    }
+    // Both sides need enough requests to compare.
+    if nr < 50 || or < 50 {
+        return None;
+    }
+    new.sort();
+    new.dedup();
+    Some(Split {
+        new,
+        new_failed: nf as f64 / nr as f64,
+        old_failed: of as f64 / or as f64,
+        new_ms: nb / nr as f64,
+        old_ms: ob / or as f64,
+    })
+}
+
+/// One change with the evidence for and against it.
+struct Weighed<'a> {
+    change: &'a InfraEvent,
+    what: &'static str,
+    for_it: f64,
+    against: f64,
+    evidence: Vec<Evidence>,
+}
+
+/// Orders changes for a tie: before the onset beats after, and among those
+/// before, the later one; after it, the earlier one.
+fn before_first(ts: Millis, onset: Millis) -> (bool, Millis) {
+    if ts <= onset {
+        (true, ts)
+    } else {
+        (false, -ts)
+    }
+}
+
+fn weigh<'a>(
+    cx: &Context<'_>,
+    change: &'a InfraEvent,
+    onset: Millis,
+    recovered: Millis,
+    window: Span,
+    baseline: Span,
+) -> Weighed<'a> {
+    let a = cx.analysis;
     let flag = change.kind == InfraKind::FlagChange;
     let what = if flag { "flag change" } else { "deploy" };
     let revert = a.changes.iter().find(|r| {
@@ -201,99 +338,11 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
             evidence.push(Evidence::new(text, input));
         }
     }
-    let (pattern, c, title, actions) = if for_it >= 0.3 && against < 0.3 {
-        (
-            REGRESSION,
-            0.35 + for_it - against,
-            format!("The {what} of `{}` caused the incident", change.object),
-            REGRESSION_ACTIONS,
-        )
-    } else if against >= 0.3 {
-        (
-            RED_HERRING,
-            0.3 + against - for_it / 2.0,
-            format!(
-                "The {what} of `{}` does not explain the incident",
-                change.object
-            ),
-            RED_HERRING_ACTIONS,
-        )
-    } else {
-        // Neither shown: weak either way, said as such.
-        (
-            REGRESSION,
-            0.2 + for_it,
-            format!(
-                "The {what} of `{}` may have contributed; the data neither ties the symptoms to it nor rules it out",
-                change.object
-            ),
-            REGRESSION_ACTIONS,
-        )
-    };
-    sink.push(Finding {
-        pattern,
-        title,
-        confidence: confidence(f64::min(c, 0.95)),
-        start: change.ts,
-        end: recovered,
-        subject: Subject {
-            endpoint: Some(change.object.clone()),
-            ..Subject::default()
-        },
+    Weighed {
+        change,
+        what,
+        for_it,
+        against,
         evidence,
-        timeline: Vec::new(),
-        actions,
-    });
-}
-
-fn minutes(ms: Millis) -> String {
-    let s = ms / 1000;
-    if s < 120 {
-        format!("{s} s")
-    } else {
-        format!("{} min", s / 60)
     }
-}
-
-/// Instances that joined within a rollout's time after a deploy (the new
-/// version) against those serving from before it, over the window.
-fn split(cx: &Context<'_>, at: Millis, window: Span, baseline: Span) -> Option<Split> {
-    let a = cx.analysis;
-    let seen = cx.agg.seen(Dim::Instance);
-    let at_s = at.div_euclid(1000);
-    let is_new = |name: &str| {
-        seen.get(name)
-            .is_some_and(|(first, _)| *first >= at_s - 60 && *first <= at_s + ROLLOUT_MS / 1000)
-    };
-    let stats = cx.agg.dim_stats(Dim::Instance, window, baseline).ok()?;
-    let (mut nr, mut nf, mut nb, mut or, mut of, mut ob) = (0u64, 0u64, 0.0, 0u64, 0u64, 0.0);
-    let mut new = Vec::new();
-    for s in stats.iter().filter(|s| s.window_requests > 0) {
-        if is_new(&s.value) {
-            nr += s.window_requests;
-            nf += s.window_failed;
-            nb += s.window_busy_ms;
-            new.push(a.ids.canonical(&s.value));
-        } else if seen
-            .get(&s.value)
-            .is_some_and(|(first, _)| *first < at_s - 60)
-        {
-            or += s.window_requests;
-            of += s.window_failed;
-            ob += s.window_busy_ms;
-        }
-    }
-    // Both sides need enough requests to compare.
-    if nr < 50 || or < 50 {
-        return None;
-    }
-    new.sort();
-    new.dedup();
-    Some(Split {
-        new,
-        new_failed: nf as f64 / nr as f64,
-        old_failed: of as f64 / or as f64,
-        new_ms: nb / nr as f64,
-        old_ms: ob / or as f64,
-    })
 }

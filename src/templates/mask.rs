@@ -150,7 +150,12 @@ fn split_punct(t: &str) -> (&str, &str, &str) {
 
 /// The key of `message` into `out` (cleared first), at most `max_tokens`
 /// tokens. Returns the number of tokens written.
-pub(crate) fn mask_into(message: &str, rules: &Rules, max_tokens: usize, out: &mut String) -> usize {
+pub(crate) fn mask_into(
+    message: &str,
+    rules: &Rules,
+    max_tokens: usize,
+    out: &mut String,
+) -> usize {
     out.clear();
     let mut line = message;
     if let Some(nl) = memchr::memchr(b'\n', line.as_bytes()) {
@@ -313,9 +318,7 @@ fn closing(line: &[u8], q: usize) -> Option<usize> {
         if b == quote {
             // An apostrophe closes only where a word ends (`can't` does not).
             let next = line.get(j + 1).copied();
-            if quote != b'\''
-                || next.is_none_or(|n| is_space(n) || n.is_ascii_punctuation())
-            {
+            if quote != b'\'' || next.is_none_or(|n| is_space(n) || n.is_ascii_punctuation()) {
                 return Some(j);
             }
         }
@@ -395,7 +398,20 @@ fn pieces(core: &str, rules: &Rules, out: &mut String) {
     let delim = |b: u8| {
         matches!(
             b,
-            b'-' | b'_' | b'.' | b':' | b'=' | b'/' | b'#' | b',' | b'@' | b'|' | b'+' | b'[' | b']' | b'(' | b')'
+            b'-' | b'_'
+                | b'.'
+                | b':'
+                | b'='
+                | b'/'
+                | b'#'
+                | b','
+                | b'@'
+                | b'|'
+                | b'+'
+                | b'['
+                | b']'
+                | b'('
+                | b')'
         )
     };
     let b = core.as_bytes();
@@ -406,7 +422,10 @@ fn pieces(core: &str, rules: &Rules, out: &mut String) {
             i += 1;
             continue;
         }
-        let end = b[i..].iter().position(|&c| delim(c)).map_or(b.len(), |e| i + e);
+        let end = b[i..]
+            .iter()
+            .position(|&c| delim(c))
+            .map_or(b.len(), |e| i + e);
         let piece = &b[i..end];
         if piece.iter().any(u8::is_ascii_digit) {
             let p = number(piece, rules)
@@ -527,7 +546,8 @@ fn is_ipv4(t: &[u8]) -> bool {
 fn is_ipv6(t: &[u8]) -> bool {
     let colons = t.iter().filter(|&&b| b == b':').count();
     (colons >= 7 || (colons >= 2 && t.windows(2).any(|w| w == b"::")))
-        && t.iter().all(|&b| b.is_ascii_hexdigit() || b == b':' || b == b'.')
+        && t.iter()
+            .all(|&b| b.is_ascii_hexdigit() || b == b':' || b == b'.')
 }
 
 fn is_uuid(t: &[u8]) -> bool {
@@ -542,7 +562,9 @@ fn is_uuid(t: &[u8]) -> bool {
 /// (all digits is a number).
 fn is_hex(t: &[u8]) -> bool {
     match t {
-        [b'0', b'x' | b'X', rest @ ..] => !rest.is_empty() && rest.iter().all(u8::is_ascii_hexdigit),
+        [b'0', b'x' | b'X', rest @ ..] => {
+            !rest.is_empty() && rest.iter().all(u8::is_ascii_hexdigit)
+        }
         _ => {
             t.len() >= 8
                 && t.iter().all(u8::is_ascii_hexdigit)
@@ -614,7 +636,10 @@ mod tests {
         let mut out = String::new();
         assert_eq!(mask_into(&long, Rules::builtin_or_empty(), 8, &mut out), 8);
         assert_eq!(out.split(' ').count(), 8);
-        assert_eq!(mask_into(&long, Rules::builtin_or_empty(), usize::MAX, &mut out), MAX_TOKENS);
+        assert_eq!(
+            mask_into(&long, Rules::builtin_or_empty(), usize::MAX, &mut out),
+            MAX_TOKENS
+        );
     }
 
     #[test]
@@ -655,9 +680,38 @@ mod tests {
     #[test]
     fn word_runs_give_what_token_by_token_gives() {
         let parts = [
-            "word", "Word.", "a-b_c", "x,", "12", "30000ms.", "/a/b", "(x)", "[1]", "a  b", "\t",
-            "\"q q\"", "'s'", "can't", "k=v", "k=\"v w\"", "u@x.io", "10.0.0.1:80", "é", "::",
-            " ", "  ", "~/x", "./y", "<z>", "0xff", "{\"a\":1}", "v1.2", "end.", "a1", "1a", "(",
+            "word",
+            "Word.",
+            "a-b_c",
+            "x,",
+            "12",
+            "30000ms.",
+            "/a/b",
+            "(x)",
+            "[1]",
+            "a  b",
+            "\t",
+            "\"q q\"",
+            "'s'",
+            "can't",
+            "k=v",
+            "k=\"v w\"",
+            "u@x.io",
+            "10.0.0.1:80",
+            "é",
+            "::",
+            " ",
+            "  ",
+            "~/x",
+            "./y",
+            "<z>",
+            "0xff",
+            "{\"a\":1}",
+            "v1.2",
+            "end.",
+            "a1",
+            "1a",
+            "(",
         ];
         let mut seed = 0x9e37_79b9_7f4a_7c15u64;
         let mut next = || {

@@ -8,7 +8,6 @@
 // The generator's own simulated data: an `expect` states an invariant of
 // the simulation, never something a user's input reaches.
 #![allow(clippy::expect_used, clippy::unwrap_used)]
-
 #![allow(dead_code)]
 
 pub mod check;
