@@ -11,6 +11,7 @@
 //! ```
 
 pub mod attribution;
+pub mod coverage;
 pub mod identity;
 mod instances;
 mod onset;
@@ -143,6 +144,19 @@ pub fn correlate(agg: &Aggregates, opts: &CorrelateOptions) -> Result<Analysis, 
     let Some(mut span) = agg.span() else {
         return Ok(a);
     };
+    let cover = coverage::covered(&agg.activity_per_minute(), span);
+    let bounded = opts.since.is_some() || opts.until.is_some();
+    if let (false, true, Some((lo, hi))) = (bounded, cover.span != span, cover.outside_range) {
+        a.warnings.push(format!(
+            "{} records between {} and {} lie hours away from the rest of the data ({} to {}) and were left out of the analysis (start-up lines of long-running processes, or another export); give --since/--until to choose the span",
+            cover.outside,
+            crate::report::rfc3339(lo * 1000),
+            crate::report::rfc3339(hi * 1000),
+            crate::report::rfc3339(cover.span.start * 1000),
+            crate::report::rfc3339(cover.span.end * 1000),
+        ));
+        span = cover.span;
+    }
     if let Some(s) = opts.since {
         span.start = span.start.max(s);
     }
@@ -493,7 +507,9 @@ fn symptom_flags(
 ) -> onset::Flags {
     let n = span.len();
     let failed: Vec<f64> = a.totals.iter().map(|c| f64::from(c.failed)).collect();
-    let mut errors = onset::count_flags(&failed, onset::base_rate(&failed, range.clone()));
+    let done: Vec<f64> = a.totals.iter().map(|c| f64::from(c.done)).collect();
+    let share = onset::failure_share(&failed, &done, range.clone());
+    let mut errors = onset::share_flags(&failed, &done, share);
     // Nothing served while requests were expected is the worst error of all.
     let ok_rate = range_rate(&a.totals, range.clone(), |c| c.ok);
     for (i, f) in no_success_flags(&a.totals, ok_rate).into_iter().enumerate() {
@@ -502,7 +518,7 @@ fn symptom_flags(
     let latency = onset::latency_flags(&a.totals, range.clone());
     let mut other = vec![false; n];
     let logs: Vec<f64> = agg.error_logs(span).into_iter().map(f64::from).collect();
-    let log_flags = onset::count_flags(&logs, onset::base_rate(&logs, range.clone()));
+    let log_flags = onset::excess_flags(&logs, &with_traffic(&logs, &a.totals, range.clone()));
     // Requests queueing for a connection hurt users, unless the baseline
     // queues as a matter of course (most of the time, the same robustness as a
     // median: an incident shorter than the baseline does not make it usual).
@@ -516,7 +532,10 @@ fn symptom_flags(
     // Pool lines count when they come far more often than in the baseline:
     // a pool also logs its state as a matter of course (HikariCP's stats).
     let pool_logs: Vec<f64> = a.pool.log_lines.iter().map(|c| f64::from(*c)).collect();
-    let pool_flags = onset::count_flags(&pool_logs, onset::base_rate(&pool_logs, range.clone()));
+    let pool_flags = onset::excess_flags(
+        &pool_logs,
+        &with_traffic(&pool_logs, &a.totals, range.clone()),
+    );
     for i in 0..n {
         other[i] = log_flags[i] || pool_flags[i] || (a.pool.waiting_secs[i] && !waiting_usual);
     }
@@ -547,6 +566,26 @@ fn symptom_flags(
         other,
         causes: Vec::new(),
     }
+}
+
+/// What each second of a log count is expected to hold: the baseline's
+/// rate, or its rate per request times the second's requests when that is
+/// more. Error lines that come with requests rise with the traffic; a
+/// morning ramp is no symptom.
+fn with_traffic(counts: &[f64], totals: &[Cell], range: std::ops::Range<usize>) -> Vec<f64> {
+    let rate = onset::base_rate(counts, range.clone());
+    let r = range.start.min(counts.len())..range.end.min(counts.len());
+    let base_logs: f64 = counts[r.clone()].iter().sum();
+    let base_requests: f64 = totals[r].iter().map(|c| f64::from(c.requests)).sum();
+    let per_request = if base_requests > 0.0 {
+        base_logs / base_requests
+    } else {
+        0.0
+    };
+    totals
+        .iter()
+        .map(|c| rate.max(per_request * f64::from(c.requests)))
+        .collect()
 }
 
 /// Causes that may date the onset before the first symptom: the surge of
@@ -604,17 +643,43 @@ fn health_state(
     h
 }
 
-/// Seconds in runs in which nothing succeeded although the baseline rate
-/// expects at least ten successes over the run (by chance that happens with
-/// probability e^-10, about 1 in 22,000).
+/// Seconds in runs in which nothing succeeded although traffic around the
+/// run expects at least ten successes over it (by chance that happens with
+/// probability e^-10, about 1 in 22,000). The expectation is the lower of
+/// the success rates of the ten minutes before and after the run, so a
+/// night-time lull, whose neighbours are as quiet as it is, is no outage;
+/// and only seconds between the first and the last request count, since
+/// outside them the access logs say nothing at all. No baseline success
+/// (`ok_rate` zero) means nothing is expected.
 fn no_success_flags(totals: &[Cell], ok_rate: f64) -> Vec<bool> {
     let mut flags = vec![false; totals.len()];
     if ok_rate <= 0.0 {
         return flags;
     }
-    let zero: Vec<bool> = totals.iter().map(|c| c.ok == 0).collect();
+    let covered =
+        coverage::request_coverage(&totals.iter().map(|c| c.requests).collect::<Vec<_>>());
+    let mut prefix = Vec::with_capacity(totals.len() + 1);
+    prefix.push(0.0);
+    for c in totals {
+        prefix.push(prefix[prefix.len() - 1] + f64::from(c.ok));
+    }
+    let rate = |a: usize, b: usize| -> Option<f64> {
+        (b > a).then(|| (prefix[b] - prefix[a]) / (b - a) as f64)
+    };
+    let zero: Vec<bool> = totals
+        .iter()
+        .enumerate()
+        .map(|(i, c)| c.ok == 0 && covered.contains(&i))
+        .collect();
     for (s, e) in runs(&zero, 1) {
-        if ok_rate * (e - s) as f64 >= 10.0 {
+        let before = rate(s.saturating_sub(NEIGHBOURS_S).max(covered.start), s);
+        let after = rate(e, (e + NEIGHBOURS_S).min(covered.end));
+        let local = match (before, after) {
+            (Some(b), Some(a)) => b.min(a),
+            (Some(x), None) | (None, Some(x)) => x,
+            (None, None) => 0.0,
+        };
+        if local * (e - s) as f64 >= 10.0 {
             for f in &mut flags[s..e] {
                 *f = true;
             }
@@ -622,6 +687,10 @@ fn no_success_flags(totals: &[Cell], ok_rate: f64) -> Vec<bool> {
     }
     flags
 }
+
+/// The traffic around a run of seconds with no success that says how many
+/// were expected in it.
+const NEIGHBOURS_S: usize = 600;
 
 /// Runs of seconds in the window in which nothing was served.
 fn outages(totals: &[Cell], span: Span, window: Span, ok_rate: f64) -> Vec<Span> {

@@ -71,20 +71,50 @@ pub fn base_rate(counts: &[f64], baseline: std::ops::Range<usize>) -> f64 {
 /// Seconds where a count runs above its baseline rate (forward windows,
 /// then refined so a run starts and ends on seconds that are high themselves).
 pub fn count_flags(counts: &[f64], rate: f64) -> Vec<bool> {
+    excess_flags(counts, &vec![rate; counts.len()])
+}
+
+/// Seconds where a count runs above what was expected of each second:
+/// a forward window whose sum exceeds its expectation (Poisson), refined to
+/// the seconds in it that are high themselves.
+pub fn excess_flags(counts: &[f64], expected: &[f64]) -> Vec<bool> {
     let sums = forward_sums(counts, WINDOW);
-    let expected = rate * WINDOW as f64;
+    let wanted = forward_sums(expected, WINDOW);
     let mut flags = vec![false; counts.len()];
     for (i, sum) in sums.iter().enumerate() {
-        if poisson_exceeds(*sum, expected) {
+        if poisson_exceeds(*sum, wanted[i]) {
             for (j, f) in flags.iter_mut().enumerate().skip(i).take(WINDOW) {
-                // Within a high window only the seconds above their own rate count.
-                if counts[j] > rate + 2.0 * rate.sqrt() {
+                // Within a high window only the seconds above their own expectation count.
+                let e = expected[j];
+                if counts[j] > e + 2.0 * e.sqrt() {
                     *f = true;
                 }
             }
         }
     }
     flags
+}
+
+/// The baseline's share of completed requests that failed, pooled over the
+/// baseline: the expectation failures are measured against, whatever the
+/// traffic does. A morning ramp that triples the requests triples the
+/// failures expected with it; only a rising share is a symptom.
+pub fn failure_share(failed: &[f64], done: &[f64], baseline: std::ops::Range<usize>) -> f64 {
+    let b = baseline.start.min(failed.len())..baseline.end.min(failed.len());
+    let f: f64 = failed[b.clone()].iter().sum();
+    let d: f64 = done[b].iter().sum();
+    if d > 0.0 {
+        f / d
+    } else {
+        0.0
+    }
+}
+
+/// Seconds whose failures run above the baseline's failure share of the
+/// requests completed in them.
+pub fn share_flags(failed: &[f64], done: &[f64], share: f64) -> Vec<bool> {
+    let expected: Vec<f64> = done.iter().map(|d| share * d).collect();
+    excess_flags(failed, &expected)
 }
 
 /// Seconds whose mean latency (over a forward window) is far above the
