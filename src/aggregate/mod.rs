@@ -13,7 +13,7 @@
 
 mod cell;
 mod intern;
-mod paths;
+pub mod paths;
 mod recent;
 mod rows;
 mod seen;
@@ -261,7 +261,15 @@ impl Aggregates {
             .tenant_integration
             .entry((tenant, integration))
             .or_insert(0) += 1;
-        self.paths.add(tenant, r.path_hash, s);
+        // Paths by tenant, and by integration too: a retrying SDK is a
+        // client whatever tenant it works for.
+        let failed = hit.failed;
+        let fixed = memchr::memchr(b'{', r.route.as_bytes()).is_none();
+        self.paths.add(tenant, r.path_hash, s, failed, fixed);
+        if integration != 0 {
+            let client = integration | paths::INTEGRATION;
+            self.paths.add(client, r.path_hash, s, failed, fixed);
+        }
     }
 
     /// A request's arrival and/or outcome in second `s`: staged when `s` is
@@ -692,6 +700,23 @@ impl Aggregates {
         match self.names.get(tenant) {
             Some(t) => self.paths.resent(t, after.start, after.end),
             None => (0, 0),
+        }
+    }
+
+    /// Requests a client (a tenant, or an integration across its tenants)
+    /// re-sent after they had failed, in `window`, and on how many paths (see
+    /// [`paths::Table::retried`]); `None` as the client: the whole service.
+    pub fn retried(&self, client: Option<(Dim, &str)>, window: Span) -> paths::Retried {
+        let (start, end) = (window.start, window.end);
+        match client {
+            None => self.paths.retried_by_all(start, end),
+            Some((dim, name)) => match self.names.get(name) {
+                Some(c) if dim == Dim::Integration => {
+                    self.paths.retried(c | paths::INTEGRATION, start, end)
+                }
+                Some(c) => self.paths.retried(c, start, end),
+                None => paths::Retried::default(),
+            },
         }
     }
 

@@ -11,23 +11,96 @@
 //! on their hash, so the sample is the same however the input was split
 //! across threads.
 //!
-//! In: (tenant id, path hash, second) per request. Out: per tenant, the
-//! paths it sent in a window and how many of those it had sent before.
+//! In: (client id, path hash, second, failed) per request, the client
+//! being a tenant or an integration. Out: per client, the paths it sent in
+//! a window and how many of those it had sent before; and the requests it
+//! re-sent after they had failed (a retry is the same request again).
+//! Every figure kept per path merges exactly (minima, maxima, sums), so it
+//! is the same whatever the order of the lines and however they were split.
 
 use rustc_hash::FxHashMap as HashMap;
 
 /// Pairs kept before sampling starts: a table that stays in cache.
 pub const CAP: usize = 1 << 16;
 
-/// Where a path was requested: its first and last second.
+/// Where a path was requested: its first and last second, how often, how
+/// often it failed and when it first did ([`NEVER`] when it never did).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PathSeen {
     pub first: i64,
     pub last: i64,
+    pub requests: u32,
+    pub failed: u32,
+    pub first_fail: i64,
+}
+
+/// Set in a client id that is an integration's, not a tenant's: every
+/// request is kept once under its tenant and once under its integration.
+pub const INTEGRATION: u32 = 1 << 31;
+
+/// `first_fail` of a path that never failed.
+pub const NEVER: i64 = i64::MAX;
+
+/// Every path is kept in one of two tables: paths whose route has no id in
+/// it (`/v1/jobs`, `/login`) in `fixed`, the others in `ids`. A fixed path
+/// is few and heavy, one path carrying thousands of requests; paths with
+/// ids are many and light. Sampling by hash suits the many light ones (the
+/// estimate sums over thousands of independent paths) but would drop a
+/// heavy one whole, and with it every retry on it; kept apart, the fixed
+/// paths stay exact unless they alone overflow their own table.
+#[derive(Debug, Default)]
+pub struct PathSample {
+    ids: Table,
+    fixed: Table,
+}
+
+impl PathSample {
+    /// One in how many paths is kept (1 while everything fits).
+    pub fn rate(&self) -> u64 {
+        self.ids.rate().max(self.fixed.rate())
+    }
+
+    /// Count a request for `path_hash` by `client` in second `sec`;
+    /// `fixed`: its route has no id in it.
+    pub fn add(&mut self, client: u32, path_hash: u64, sec: i64, failed: bool, fixed: bool) {
+        let t = if fixed {
+            &mut self.fixed
+        } else {
+            &mut self.ids
+        };
+        t.add(client, path_hash, sec, failed);
+    }
+
+    /// Fold in another sample whose ids `id` maps to this one's.
+    pub fn merge(&mut self, other: PathSample, id: impl Fn(u32) -> u32) {
+        self.ids.merge(other.ids, &id);
+        self.fixed.merge(other.fixed, &id);
+    }
+
+    /// See [`Table::resent`]; both tables summed.
+    pub fn resent(&self, tenant: u32, start: i64, end: i64) -> (u64, u64) {
+        let (a, b) = self.ids.resent(tenant, start, end);
+        let (c, d) = self.fixed.resent(tenant, start, end);
+        (a + c, b + d)
+    }
+
+    /// See [`Table::retried`]; both tables summed.
+    pub fn retried(&self, client: u32, start: i64, end: i64) -> Retried {
+        self.ids
+            .retried(client, start, end)
+            .plus(self.fixed.retried(client, start, end))
+    }
+
+    /// See [`Table::retried_by_all`]; both tables summed.
+    pub fn retried_by_all(&self, start: i64, end: i64) -> Retried {
+        self.ids
+            .retried_by_all(start, end)
+            .plus(self.fixed.retried_by_all(start, end))
+    }
 }
 
 #[derive(Debug, Default)]
-pub struct PathSample {
+pub struct Table {
     /// Paths are kept when the top `level` bits of their mixed hash are 0.
     level: u32,
     seen: HashMap<(u32, u64), PathSeen>,
@@ -42,30 +115,43 @@ fn kept_at(level: u32, path_hash: u64) -> bool {
     level == 0 || mixed(path_hash) >> (64 - level.min(63)) == 0
 }
 
-impl PathSample {
+impl Table {
     /// One in how many paths is kept (1 while everything fits).
     pub fn rate(&self) -> u64 {
         1 << self.level
     }
 
-    /// Count a request for `path_hash` by `tenant` in second `sec`.
-    pub fn add(&mut self, tenant: u32, path_hash: u64, sec: i64) {
+    /// Count a request for `path_hash` by `client` in second `sec`.
+    pub fn add(&mut self, client: u32, path_hash: u64, sec: i64, failed: bool) {
         if !kept_at(self.level, path_hash) {
             return;
         }
         self.put(
-            (tenant, path_hash),
+            (client, path_hash),
             PathSeen {
                 first: sec,
                 last: sec,
+                requests: 1,
+                failed: u32::from(failed),
+                first_fail: if failed { sec } else { NEVER },
             },
         );
     }
 
     fn put(&mut self, key: (u32, u64), p: PathSeen) {
-        let e = self.seen.entry(key).or_insert(p);
-        e.first = e.first.min(p.first);
-        e.last = e.last.max(p.last);
+        match self.seen.entry(key) {
+            std::collections::hash_map::Entry::Vacant(v) => {
+                v.insert(p);
+            }
+            std::collections::hash_map::Entry::Occupied(mut o) => {
+                let e = o.get_mut();
+                e.first = e.first.min(p.first);
+                e.last = e.last.max(p.last);
+                e.requests = e.requests.saturating_add(p.requests);
+                e.failed = e.failed.saturating_add(p.failed);
+                e.first_fail = e.first_fail.min(p.first_fail);
+            }
+        }
         if self.seen.len() > CAP {
             self.raise();
         }
@@ -80,8 +166,8 @@ impl PathSample {
         }
     }
 
-    /// Fold in another sample whose tenant ids `id` maps to this one's.
-    pub fn merge(&mut self, other: PathSample, id: impl Fn(u32) -> u32) {
+    /// Fold in another table whose ids `id` maps to this one's.
+    pub fn merge(&mut self, other: Table, id: impl Fn(u32) -> u32) {
         if other.level > self.level {
             self.level = other.level;
             let level = self.level;
@@ -89,7 +175,7 @@ impl PathSample {
         }
         for ((t, h), p) in other.seen {
             if kept_at(self.level, h) {
-                self.put((id(t), h), p);
+                self.put((id(t & !INTEGRATION) | (t & INTEGRATION), h), p);
             }
         }
     }
@@ -110,6 +196,61 @@ impl PathSample {
         }
         (in_window * self.rate(), resent * self.rate())
     }
+
+    /// Requests `client` re-sent after they had failed, on paths that first
+    /// failed in `[start, end)` and were asked for again after that: each
+    /// failure followed by another request for the same path is one retry
+    /// (a path that failed twice and then succeeded was retried twice).
+    /// Scaled by the sampling rate, with the number of such paths and when
+    /// retrying began (retries come after the failure).
+    pub fn retried(&self, client: u32, start: i64, end: i64) -> Retried {
+        self.retried_by(|c| c == client, start, end)
+    }
+
+    /// [`Table::retried`] over every tenant's paths (tenant 0: requests
+    /// that name none): the whole service's retries, each request once.
+    pub fn retried_by_all(&self, start: i64, end: i64) -> Retried {
+        self.retried_by(|c| c & INTEGRATION == 0, start, end)
+    }
+
+    fn retried_by(&self, which: impl Fn(u32) -> bool, start: i64, end: i64) -> Retried {
+        let mut r = Retried::default();
+        for (&(c, _), p) in &self.seen {
+            // Failed in the window and asked for again after: a path that
+            // failed long before and is still polled is not retried now.
+            if !which(c) || p.first_fail < start || p.first_fail >= end || p.last <= p.first_fail {
+                continue;
+            }
+            r.paths += 1;
+            r.requests += u64::from(p.failed.min(p.requests - 1));
+            // When retrying began: the first failure that was asked for again.
+            r.first_fail = Some(r.first_fail.map_or(p.first_fail, |f| f.min(p.first_fail)));
+        }
+        r.paths *= self.rate();
+        r.requests *= self.rate();
+        r
+    }
+}
+
+/// What [`Table::retried`] found.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Retried {
+    pub requests: u64,
+    pub paths: u64,
+    pub first_fail: Option<i64>,
+}
+
+impl Retried {
+    fn plus(self, o: Retried) -> Retried {
+        Retried {
+            requests: self.requests + o.requests,
+            paths: self.paths + o.paths,
+            first_fail: match (self.first_fail, o.first_fail) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            },
+        }
+    }
 }
 
 #[cfg(test)]
@@ -118,14 +259,46 @@ mod tests {
 
     #[test]
     fn small_sets_are_exact() {
-        let mut s = PathSample::default();
+        let mut s = Table::default();
         for (h, sec) in [(1, 10), (2, 10), (1, 20), (3, 20)] {
-            s.add(7, h, sec);
+            s.add(7, h, sec, false);
         }
         assert_eq!(s.rate(), 1);
         // In [15, 30): paths 1 (seen at 10 too) and 3.
         assert_eq!(s.resent(7, 15, 30), (2, 1));
         assert_eq!(s.resent(8, 15, 30), (0, 0));
+    }
+
+    #[test]
+    fn a_retry_is_a_failed_request_asked_for_again() {
+        let mut s = Table::default();
+        // Path 1 fails twice, then succeeds: two retries. Path 2 fails and is
+        // never asked for again: none. Path 3 is polled and never fails: none.
+        for (h, sec, failed) in [
+            (1, 10, true),
+            (1, 12, true),
+            (1, 16, false),
+            (2, 11, true),
+            (3, 10, false),
+            (3, 20, false),
+        ] {
+            s.add(7, h, sec, failed);
+        }
+        assert_eq!(
+            (s.retried(7, 0, 100).requests, s.retried(7, 0, 100).paths),
+            (2, 1)
+        );
+        assert_eq!(s.retried(7, 0, 100).first_fail, Some(10));
+        // Split anyhow and merged, the same.
+        let (mut a, mut b) = (Table::default(), Table::default());
+        a.add(7, 1, 16, false);
+        a.add(7, 2, 11, true);
+        b.add(7, 1, 12, true);
+        b.add(7, 1, 10, true);
+        a.merge(b, |t| t);
+        assert_eq!(a.retried(7, 0, 100), s.retried(7, 0, 100));
+        // Retries that all came before the window are not in it.
+        assert_eq!(s.retried(7, 17, 100), Retried::default());
     }
 
     /// Past the cap the sample stays bounded, its estimate stays close, and
@@ -134,16 +307,16 @@ mod tests {
     fn large_sets_are_sampled_and_merge_to_the_whole() {
         let n: u64 = 4 * CAP as u64;
         let hash = |i: u64| i.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        let mut whole = PathSample::default();
-        let (mut a, mut b) = (PathSample::default(), PathSample::default());
+        let mut whole = Table::default();
+        let (mut a, mut b) = (Table::default(), Table::default());
         for i in 0..n {
             // Every path before 100, the even ones again after.
-            whole.add(1, hash(i), 50);
+            whole.add(1, hash(i), 50, false);
             let half = if i % 2 == 0 { &mut a } else { &mut b };
-            half.add(1, hash(i), 50);
+            half.add(1, hash(i), 50, false);
             if i % 2 == 0 {
-                whole.add(1, hash(i), 150);
-                a.add(1, hash(i), 150);
+                whole.add(1, hash(i), 150, false);
+                a.add(1, hash(i), 150, false);
             }
         }
         assert!(whole.rate() > 1);

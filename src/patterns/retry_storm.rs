@@ -4,14 +4,23 @@
 //! Why it matters: recovering servers start cold, into the retried backlog
 //! plus live traffic (seeds 000 and 004).
 //!
-//! Example: after the restart, acct-4411's exporter starts over from page 1,
-//! re-sending 2,400 paths it had already requested, at 60 req/s.
+//! What it reads: a retry is the same request again after it failed, so
+//! for each client (a tenant, or an integration across every tenant it
+//! works for: a retrying SDK) it counts the requests that followed a failed
+//! request for the same path (`Aggregates::retried`). A storm is a client
+//! whose re-sent requests are a large part of what it sent in the incident
+//! while it sent more than its own baseline rate: the retries were added
+//! load, not its usual traffic failing. A client that re-sent work it had
+//! already done before the failure (an export starting over from page 1)
+//! is reported with it.
+//!
+//! Example: after the restart, acct-4411's exporter re-sends 1,900 failed
+//! requests, 35% of what it sent in the incident, at 60 req/s against 2 in
+//! its baseline.
 
 use super::finding::{confidence, Evidence, Finding, Subject};
 use super::Context;
-use crate::aggregate::{Dim, Span};
-use crate::correlate::attribution::SINGLE_CULPRIT_SHARE;
-use crate::correlate::stats::poisson_exceeds;
+use crate::aggregate::{Dim, DimStats, Span};
 use crate::correlate::timeline::rate;
 use crate::correlate::{TimelineEntry, TimelineKind};
 
@@ -22,148 +31,250 @@ const ACTIONS: &[&str] = &[
     "Honour Retry-After / 429 responses, and resume bulk jobs where they stopped instead of starting over",
 ];
 
-pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
-    let a = cx.analysis;
-    let (Some(inc), Some(span)) = (a.incident, a.span) else {
-        return;
-    };
-    // The failure: the first restart in the incident, else the first errors.
-    let restart = a
-        .history
-        .restarts
-        .iter()
-        .map(|r| r.down / 1000)
-        .filter(|s| *s >= inc.onset && *s < inc.recovered)
-        .min();
-    let Some(fail) = restart.or(a.errors_start.map(|e| e.0)) else {
-        return;
-    };
-    let after = Span::new(fail, inc.recovered);
-    if after.is_empty() {
-        return;
-    }
-    let Some(baseline) = a.baseline else { return };
-    // The extra load in the recovery span, over all traffic: a retry storm is
-    // one client's share of it, not everyone coming back.
-    let all: u64 = (after.start..after.end)
-        .filter(|s| span.contains(*s))
-        .map(|s| u64::from(a.totals[(s - span.start) as usize].requests))
-        .sum();
-    let total_excess = (all as f64 - a.attribution.baseline_rate_per_s * after.secs()).max(0.0);
-    let mut best: Option<(f64, Finding)> = None;
-    for row in &a.attribution.rows {
-        let cells = cx.agg.dim_series(Dim::Tenant, &row.value, span);
-        let idx = |s: i64| (s - span.start) as usize;
-        let sent: u64 = (after.start..after.end)
-            .map(|s| u64::from(cells[idx(s)].requests))
-            .sum();
-        let expected = row.baseline_rate_per_s * after.secs();
-        if !poisson_exceeds(sent as f64, expected) {
-            continue;
-        }
-        let excess = sent as f64 - expected;
-        let share = if total_excess > 0.0 {
-            (excess / total_excess).min(1.0)
-        } else {
-            0.0
-        };
-        if share < SINGLE_CULPRIT_SHARE {
-            continue;
-        }
-        let (paths, resent) = cx.agg.resent_paths(&row.value, after);
-        let resent_share = if paths > 0 {
-            resent as f64 / paths as f64
-        } else {
-            0.0
-        };
-        let got_errors: u64 = (inc.onset..after.start.max(inc.onset))
-            .filter(|s| span.contains(*s))
-            .map(|s| u64::from(cells[idx(s)].failed))
-            .sum();
-        // Without re-sent work or errors to retry, more traffic is a surge, not retries.
-        if resent == 0 && got_errors == 0 {
-            continue;
-        }
-        let rate_after = sent as f64 / after.secs();
-        let ratio =
-            rate_after / ((baseline_requests(row, baseline) + 1.0) / baseline.secs().max(1.0));
-        let c = 0.3
-            + 0.25 * share
-            + 0.15 * (ratio.max(1.0).log10() / 2.0).min(1.0)
-            + 0.2 * resent_share
-            + if got_errors > 0 { 0.1 } else { 0.0 };
-        // Where the retries start: if its traffic paused after the failure,
-        // where it resumed; otherwise at the failure.
-        let pause =
-            (after.start..after.end.min(after.start + 60)).find(|s| cells[idx(*s)].requests == 0);
-        let first = pause
-            .and_then(|p| (p..after.end).find(|s| cells[idx(*s)].requests > 0))
-            .unwrap_or(after.start);
-        let origin = cells[idx(first)].first;
-        let who = row.label();
-        let mut evidence = vec![Evidence::new(
-            format!(
-                "{who} sent {sent} requests between {} and {} ({:.1} req/s; {} req/s in the baseline), {:.0}% of all the extra load in that span",
-                crate::zone::clock(after.start * 1000),
-                crate::zone::clock(after.end * 1000),
-                rate_after,
-                rate(row.baseline_rate_per_s),
-                share * 100.0
-            ),
-            a.source(origin),
-        )];
-        if resent > 0 {
-            evidence.push(Evidence::new(
-                format!(
-                    "{}{resent} of the {paths} distinct paths it requested then ({:.0}%) it had already requested before the failure: re-sent work{}",
-                    if cx.agg.path_sample_rate() > 1 { "about " } else { "" },
-                    resent_share * 100.0,
-                    match cx.agg.path_sample_rate() {
-                        1 => String::new(),
-                        n => format!(" (estimated from 1 path in {n})"),
-                    }
-                ),
-                a.input_name(origin.input).to_string(),
-            ));
-        }
-        if got_errors > 0 {
-            evidence.push(Evidence::new(
-                format!("it had received {got_errors} failed responses before the failure point"),
-                a.input_name(origin.input).to_string(),
-            ));
-        }
-        let finding = Finding {
-            pattern: ID,
-            title: format!("{who} retried into the recovering service"),
-            confidence: confidence(c),
-            start: first * 1000,
-            end: after.end * 1000,
-            subject: Subject {
-                tenant: Some(row.value.clone()),
-                integration: row.integration.clone(),
-                ..Subject::default()
-            },
-            evidence,
-            timeline: vec![TimelineEntry {
-                ts: first * 1000,
-                kind: TimelineKind::Retries,
-                text: format!(
-                    "{who} retries while the service recovers: {rate_after:.1} req/s, {:.0}% of its paths re-sent",
-                    resent_share * 100.0
-                ),
-                sources: vec![a.source(origin)],
-            }],
-            actions: ACTIONS,
-        };
-        if best.as_ref().is_none_or(|(bc, _)| c > *bc) {
-            best = Some((c, finding));
-        }
-    }
-    if let Some((_, f)) = best {
-        sink.push(f);
+/// Clients of each dimension examined, the busiest in the incident first.
+const CANDIDATES: usize = 40;
+/// Integrations that are people, not programs: a person pressing reload is
+/// not a retry policy.
+const PEOPLE: &[&str] = &["browser"];
+/// Re-sent requests as a share of what was sent: below about a tenth,
+/// retries are what clients always do on a bad minute; from about a
+/// quarter on they are a large part of the load. The confidence rises
+/// between the two.
+const SHARE_ORDINARY: f64 = 0.08;
+const SHARE_STORM: f64 = 0.3;
+/// A client's own share counts once it re-sent this many: a handful of
+/// retries from a small client is no storm however large its share.
+const CLIENT_MIN_RETRIED: u64 = 20;
+
+/// Who retried: the whole service's clients, or one of them.
+struct Case {
+    who: Option<(Dim, String)>,
+    retried: crate::aggregate::paths::Retried,
+    sent: u64,
+    baseline_sent: u64,
+}
+
+impl Case {
+    fn share(&self) -> f64 {
+        (self.retried.requests as f64 / self.sent.max(1) as f64).min(1.0)
     }
 }
 
-fn baseline_requests(row: &crate::correlate::AttributionRow, baseline: Span) -> f64 {
-    row.baseline_rate_per_s * baseline.secs()
+pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
+    let a = cx.analysis;
+    let (Some(inc), Some(baseline), Some(span)) = (a.incident, a.baseline, a.span) else {
+        return;
+    };
+    let window = Span::new(inc.onset, inc.recovered);
+    if window.is_empty() {
+        return;
+    }
+    let sum = |w: Span| -> u64 {
+        (w.start.max(span.start)..w.end.min(span.end))
+            .map(|t| u64::from(a.totals[(t - span.start) as usize].requests))
+            .sum()
+    };
+    let all = Case {
+        who: None,
+        retried: cx.agg.retried(None, window),
+        sent: sum(window),
+        baseline_sent: sum(baseline),
+    };
+    if all.retried.requests == 0 {
+        return;
+    }
+    // The client that re-sent the most: named when it carries most of the
+    // retries, and judged on its own share when that is higher.
+    let mut top: Option<Case> = None;
+    for dim in [Dim::Tenant, Dim::Integration] {
+        let Ok(mut stats) = cx.agg.dim_stats(dim, window, baseline) else {
+            continue;
+        };
+        stats.retain(|s| !s.value.is_empty() && !PEOPLE.contains(&s.value.as_str()));
+        stats.sort_by(|x, y| {
+            y.window_requests
+                .cmp(&x.window_requests)
+                .then(x.value.cmp(&y.value))
+        });
+        for s in stats.iter().take(CANDIDATES) {
+            let c = client_case(cx, dim, s, window);
+            if top
+                .as_ref()
+                .is_none_or(|t| c.retried.requests > t.retried.requests)
+            {
+                top = Some(c);
+            }
+        }
+    }
+    // Counted on the paths kept, before scaling: a few sampled paths scaled
+    // up are not twenty retries seen.
+    let sample = cx.agg.path_sample_rate().max(1);
+    let top = top.filter(|t| {
+        t.retried.requests >= CLIENT_MIN_RETRIED
+            && t.retried.requests / sample >= CLIENT_MIN_RETRIED / 2
+    });
+    let judged = match &top {
+        Some(t) if t.share() > all.share() => t,
+        _ => &all,
+    };
+    let named = top
+        .as_ref()
+        .filter(|t| t.retried.requests * 2 >= all.retried.requests);
+    let rate_in = judged.sent as f64 / window.secs().max(1.0);
+    let rate_base = judged.baseline_sent as f64 / baseline.secs().max(1.0);
+    let expected = rate_base * window.secs();
+    // Above its own rate: the retries were added load, not its usual
+    // traffic failing (margin so that noise does not count).
+    let above = judged.sent as f64 > expected + 3.0 * expected.sqrt() + 3.0;
+    let share = judged.share();
+    let c = 0.1
+        + 0.6 * ((share - SHARE_ORDINARY) / (SHARE_STORM - SHARE_ORDINARY)).clamp(0.0, 1.0)
+        + 0.15 * (judged.retried.requests as f64 / 200.0).min(1.0)
+        + if above { 0.15 } else { -0.4 };
+    sink.push(finding(
+        cx,
+        named.unwrap_or(&all),
+        judged,
+        &all,
+        window,
+        c,
+        above,
+        rate_in,
+        rate_base,
+    ));
+}
+
+fn client_case(cx: &Context<'_>, dim: Dim, s: &DimStats, window: Span) -> Case {
+    Case {
+        who: Some((dim, s.value.clone())),
+        retried: cx.agg.retried(Some((dim, &s.value)), window),
+        sent: s.window_requests,
+        baseline_sent: s.baseline_requests,
+    }
+}
+
+fn label(cx: &Context<'_>, who: &Option<(Dim, String)>) -> String {
+    match who {
+        None => "clients".to_string(),
+        Some((Dim::Tenant, v)) => match cx.agg.main_integration(v) {
+            Some(i) => format!("`{v}` (integration `{i}`)"),
+            None => format!("`{v}`"),
+        },
+        Some((_, v)) => format!("integration `{v}`"),
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn finding(
+    cx: &Context<'_>,
+    named: &Case,
+    judged: &Case,
+    all: &Case,
+    window: Span,
+    c: f64,
+    above: bool,
+    rate_in: f64,
+    rate_base: f64,
+) -> Finding {
+    let a = cx.analysis;
+    // Retrying starts right after the first failure any client retried:
+    // every client's paths say more of when than one client's sample does.
+    let first = all.retried.first_fail.map_or(window.start, |f| f + 1);
+    let origin = a
+        .totals
+        .get(a.span.map_or(0, |sp| (first - sp.start).max(0) as usize))
+        .map(|c| c.first)
+        .unwrap_or_default();
+    let source = a.input_name(origin.input).to_string();
+    let sample = cx.agg.path_sample_rate();
+    let about = if sample > 1 { "about " } else { "" };
+    let estimated = match sample {
+        1 => String::new(),
+        n => format!(" (estimated from 1 path in {n})"),
+    };
+    let who = label(cx, &named.who);
+    let judged_who = label(cx, &judged.who);
+    let (from, to) = (
+        crate::zone::clock(window.start * 1000),
+        crate::zone::clock(window.end * 1000),
+    );
+    let mut evidence = vec![Evidence::new(
+        format!(
+            "{judged_who} re-sent {about}{} requests after they had failed, on {about}{} paths: {:.0}% of the {} requests {} between {from} and {to}{estimated}",
+            judged.retried.requests,
+            judged.retried.paths,
+            judged.share() * 100.0,
+            judged.sent,
+            if judged.who.is_none() { "the service received" } else { "it sent" },
+        ),
+        source.clone(),
+    )];
+    if named.who.is_some() && named.who != judged.who {
+        evidence.push(Evidence::new(
+            format!("{who} re-sent {about}{} of them", named.retried.requests),
+            source.clone(),
+        ));
+    }
+    evidence.push(Evidence::new(
+        format!(
+            "{} {} req/s in the incident against {} req/s in the baseline{}",
+            if judged.who.is_none() {
+                "requests arrived at"
+            } else {
+                "it sent"
+            },
+            rate(rate_in),
+            rate(rate_base),
+            if above {
+                ""
+            } else {
+                ": no more than usual, so the retries replaced traffic rather than adding to it"
+            }
+        ),
+        source.clone(),
+    ));
+    if let Some((Dim::Tenant, v)) = &named.who {
+        let (paths, resent) = cx.agg.resent_paths(v, window);
+        if resent > 0 && paths > 0 {
+            evidence.push(Evidence::new(
+                format!(
+                    "{about}{resent} of the {paths} distinct paths it requested in the incident ({:.0}%) it had already requested before it: re-sent work",
+                    resent as f64 / paths as f64 * 100.0
+                ),
+                source.clone(),
+            ));
+        }
+    }
+    let subject = match &named.who {
+        Some((Dim::Tenant, v)) => Subject {
+            tenant: Some(v.clone()),
+            integration: cx.agg.main_integration(v),
+            ..Subject::default()
+        },
+        Some((_, v)) => Subject {
+            integration: Some(v.clone()),
+            ..Subject::default()
+        },
+        None => Subject::default(),
+    };
+    Finding {
+        pattern: ID,
+        title: format!("{who} retried failed requests into the struggling service"),
+        confidence: confidence(c),
+        start: first * 1000,
+        end: window.end * 1000,
+        subject,
+        evidence,
+        timeline: vec![TimelineEntry {
+            ts: first * 1000,
+            kind: TimelineKind::Retries,
+            text: format!(
+                "{judged_who} retry failed requests: {about}{} re-sent, {:.0}% of the requests in the incident",
+                judged.retried.requests,
+                judged.share() * 100.0
+            ),
+            sources: vec![a.source(origin)],
+        }],
+        actions: ACTIONS,
+    }
 }

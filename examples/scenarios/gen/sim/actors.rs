@@ -40,9 +40,13 @@ struct Exp {
     finished: bool,
 }
 
+/// A dispatcher's job: the tenant it is for, and for a redelivered one the
+/// request it failed with (a redelivered job calls the same path again).
+type Job = (u32, Option<(String, String)>);
+
 struct Disp {
-    queue: VecDeque<(u32, bool)>,
-    invisible: VecDeque<(Ms, u32)>,
+    queue: VecDeque<Job>,
+    invisible: VecDeque<(Ms, u32, String, String)>,
     processed: u64,
     processed_prev: u64,
     ua: u32,
@@ -89,7 +93,7 @@ impl Sim<'_> {
                     // The queue holds what the service normally has in hand.
                     let mut queue = VecDeque::new();
                     for _ in 0..(d.rate * 2.0) as u32 {
-                        queue.push_back((self.pick_tenant(), false));
+                        queue.push_back((self.pick_tenant(), None));
                     }
                     A::Dispatcher(Disp {
                         queue,
@@ -380,8 +384,9 @@ impl Sim<'_> {
                 if ok {
                     st.processed += 1;
                 } else {
-                    let tenant = self.flights[id as usize].tenant;
-                    st.invisible.push_back((t + vis, tenant));
+                    let f = &self.flights[id as usize];
+                    st.invisible
+                        .push_back((t + vis, f.tenant, f.path.clone(), f.query.clone()));
                 }
             }
             Actor::Sockets(s) => {
@@ -409,10 +414,10 @@ impl Sim<'_> {
         let A::Dispatcher(st) = &mut self.actors.st[a as usize] else {
             return;
         };
-        st.queue.extend(new.into_iter().map(|t| (t, false)));
+        st.queue.extend(new.into_iter().map(|t| (t, None)));
         while st.invisible.front().is_some_and(|x| x.0 <= now) {
-            if let Some((_, t)) = st.invisible.pop_front() {
-                st.queue.push_back((t, true));
+            if let Some((_, t, path, query)) = st.invisible.pop_front() {
+                st.queue.push_back((t, Some((path, query))));
             }
         }
         self.ground.queue.push((now, st.queue.len() as f64));
@@ -420,10 +425,15 @@ impl Sim<'_> {
             return;
         }
         let n = (st.queue.len() as f64).min(d.max_rate) as usize;
-        let jobs: Vec<(u32, bool)> = st.queue.drain(..n).collect();
+        let jobs: Vec<Job> = st.queue.drain(..n).collect();
         let (ua, ip) = (st.ua, st.ip);
-        for (k, (tenant, retry)) in jobs.into_iter().enumerate() {
+        for (k, (tenant, again)) in jobs.into_iter().enumerate() {
             let mut f = self.tenant_flight(tenant, d.route, Owner::Actor(a, 0));
+            let retry = again.is_some();
+            if let Some((path, query)) = again {
+                f.path = path;
+                f.query = query;
+            }
             f.t0 = now + (k as f64 * 1000.0 / n as f64) as Ms;
             f.cpu_ms = self.rng.lognormal(d.cpu_ms, d.cpu_sigma) as f32;
             f.db_ms = if d.db_ms > 0.0 {
