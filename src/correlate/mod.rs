@@ -644,8 +644,9 @@ fn health_state(
 }
 
 /// Seconds in runs in which nothing succeeded although traffic around the
-/// run expects at least ten successes over it (by chance that happens with
-/// probability e^-10, about 1 in 22,000). The expectation is the lower of
+/// run expects so many successes over it that no run of all those in the
+/// span should be that empty by chance (at least ten: e^-10, about 1 in
+/// 22,000, for a single run). The expectation is the lower of
 /// the success rates of the ten minutes before and after the run, so a
 /// night-time lull, whose neighbours are as quiet as it is, is no outage;
 /// and only seconds between the first and the last request count, since
@@ -671,7 +672,13 @@ fn no_success_flags(totals: &[Cell], ok_rate: f64) -> Vec<bool> {
         .enumerate()
         .map(|(i, c)| c.ok == 0 && covered.contains(&i))
         .collect();
-    for (s, e) in runs(&zero, 1) {
+    let gaps = runs(&zero, 1);
+    // Every gap between two successes is a chance for a long one by luck:
+    // at one success a second, some 14 s gap turns up in a day. The bar is
+    // set so that all the gaps together expect less than 1% of one such
+    // run by chance (e^-bar per run, times the runs), and at least ten.
+    let bar = (gaps.len() as f64 * 100.0).ln().max(10.0);
+    for (s, e) in gaps {
         let before = rate(s.saturating_sub(NEIGHBOURS_S).max(covered.start), s);
         let after = rate(e, (e + NEIGHBOURS_S).min(covered.end));
         let local = match (before, after) {
@@ -679,7 +686,7 @@ fn no_success_flags(totals: &[Cell], ok_rate: f64) -> Vec<bool> {
             (Some(x), None) | (None, Some(x)) => x,
             (None, None) => 0.0,
         };
-        if local * (e - s) as f64 >= 10.0 {
+        if local * (e - s) as f64 >= bar {
             for f in &mut flags[s..e] {
                 *f = true;
             }

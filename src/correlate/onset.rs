@@ -148,9 +148,13 @@ pub fn latency_flags(cells: &[Cell], baseline: std::ops::Range<usize>) -> Vec<bo
     // ended, where latency crossed a lower one (three robust deviations and
     // a fifth above the median), so a gradual rise is dated from its start.
     let weak = (med + 3.0 * spread).max(1.2 * med);
-    let above: Vec<Option<bool>> = cells
+    // Judged on the same forward windows as the high threshold: one
+    // second's mean at a request a second is one request's duration, above
+    // a fifth over the median almost every other second, and a run would
+    // grow through a whole quiet hour.
+    let above: Vec<Option<bool>> = means
         .iter()
-        .map(|c| c.mean_ms().map(|m| m > weak))
+        .map(|m| (!m.is_nan()).then_some(*m > weak))
         .collect();
     extend(&mut flags, &above);
     flags
