@@ -88,12 +88,17 @@ fn check_file(path: &Path, entry: &Value, exp: &Value) -> Result<(), String> {
         return Err(format!("out of scope, taken for {}", v["format"]));
     }
     if v["format"] != exp["format"] {
-        return Err(format!("format {} (expected {}): {v}", v["format"], exp["format"]));
+        return Err(format!(
+            "format {} (expected {}): {v}",
+            v["format"], exp["format"]
+        ));
     }
     if exp["format"].is_null() {
         // Refused: said so in the JSON and on stderr, with a failing exit code.
         if code == 0 || !err.contains("unknown_format") {
-            return Err(format!("refused without the diagnostic: exit {code}, {err}"));
+            return Err(format!(
+                "refused without the diagnostic: exit {code}, {err}"
+            ));
         }
         return Ok(());
     }

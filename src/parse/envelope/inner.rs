@@ -15,9 +15,9 @@
 
 use super::unwrap::Wrapped;
 use crate::event::{Event, EventSink, Level, LogRecord};
-use crate::parse::others::{Fallback, LinePlan, Others};
 use crate::formats::{detect, Catalogue, DefinitionKind, Format};
 use crate::parse::kind::parse_line;
+use crate::parse::others::{Fallback, LinePlan, Others};
 use crate::parse::record::{self, Builder};
 use crate::parse::stats::InputStats;
 use crate::parse::timestamp::TimeParser;
