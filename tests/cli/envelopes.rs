@@ -98,3 +98,36 @@ fn fields_of_envelope_records_are_shown() {
     assert_eq!(recs[0]["fields"]["ts"], "2026-10-01T07:58:06.113Z");
     assert_eq!(recs[1]["fields"]["message"], "recovered\n");
 }
+
+/// Caddy writes its own log and its access log as zap JSON to one stream:
+/// behind `docker compose logs` the inner format is the JSON log, and the
+/// access lines among them go to the access format that reads them, as
+/// they would in a file of their own, instead of becoming time-less text.
+#[test]
+fn inner_lines_the_inner_format_leaves_go_to_the_format_that_reads_them() {
+    let app = |ts: f64, msg: &str| {
+        format!(
+            "web  | {}",
+            serde_json::json!({"level": "info", "ts": ts, "logger": "tls", "msg": msg})
+        )
+    };
+    let access = format!(
+        "web  | {}",
+        serde_json::json!({"level": "info", "ts": 1790841490.25, "logger": "http.log.access", "msg": "handled request",
+            "request": {"remote_ip": "192.0.2.7", "client_ip": "192.0.2.7", "proto": "HTTP/1.1", "method": "GET", "host": "shop.example", "uri": "/cart", "headers": {}},
+            "bytes_read": 0, "user_id": "", "duration": 0.0042, "size": 512, "status": 502, "resp_headers": {}})
+    );
+    let mut lines: Vec<String> = (0..8)
+        .map(|i| app(1790841486.0 + f64::from(i), "certificate maintenance"))
+        .collect();
+    lines.insert(4, access);
+    let path = write("compose-caddy.log", &lines);
+    let (code, out, err) = run(&["formats", "check", "--json", &path]);
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(out.trim()).expect("json");
+    assert_eq!(v["format"], "docker_compose_logs", "{v}");
+    assert_eq!(v["inner_format"], "json_lines", "{v}");
+    assert_eq!(v["read_by"]["caddy_access"], 1, "{v}");
+    assert_eq!(v["parsed"], 9, "{v}");
+    assert_eq!(v["unplaced_by_reason"], serde_json::json!({}), "{v}");
+}

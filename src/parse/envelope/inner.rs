@@ -1,8 +1,10 @@
 //! Inner lines -> events: the inner format is detected on the first
 //! records (an envelope inside an envelope is not unwrapped twice), then
-//! every line is read with it; a line it does not read stays a plain log
-//! record at the envelope's time, and the envelope's instance fills in
-//! where the line names none.
+//! every line is read with it; a line it does not read goes to the
+//! specific formats that read some of the other head lines (Caddy's access
+//! lines among its own JSON log, both behind `docker compose logs`), and
+//! one none reads stays a plain log record at the envelope's time. The
+//! envelope's instance fills in where the line names none.
 //!
 //! In: [`Wrapped`] inner lines. Out: events pushed to a sink, each
 //! envelope line counted in the input's [`InputStats`].
@@ -15,6 +17,7 @@ use super::unwrap::Wrapped;
 use crate::event::{Event, EventSink, Level, LogRecord};
 use crate::formats::{detect, Catalogue, DefinitionKind, Format};
 use crate::parse::kind::parse_line;
+use crate::parse::others::{Fallback, LinePlan, Others};
 use crate::parse::record::{self, Builder};
 use crate::parse::stats::InputStats;
 use crate::parse::timestamp::TimeParser;
@@ -33,6 +36,8 @@ pub(super) struct InnerParser<'c> {
     inner_reader: Option<Box<dyn crate::formats::Extractor>>,
     buffered: Vec<Wrapped>,
     detected: bool,
+    /// Specific formats for the inner lines the inner format does not read.
+    others: Option<Others<'c, 'static>>,
     pub(super) opts: &'c ParseOptions,
 }
 
@@ -51,6 +56,7 @@ impl<'c> InnerParser<'c> {
             inner_reader: None,
             buffered: Vec::new(),
             detected: false,
+            others: None,
             opts,
         }
     }
@@ -72,10 +78,33 @@ impl<'c> InnerParser<'c> {
             self.detected = true;
             let head: Vec<String> = self.buffered.iter().map(|w| w.inner.clone()).collect();
             // An envelope inside an envelope is not unwrapped twice.
-            self.inner = detect(self.cat, &head)
+            let detection = detect(self.cat, &head)
                 .0
-                .map(|d| d.format)
-                .filter(|&i| self.cat.formats[i].def.kind != DefinitionKind::Envelope);
+                .filter(|d| self.cat.formats[d.format].def.kind != DefinitionKind::Envelope);
+            self.inner = detection.as_ref().map(|d| d.format);
+            if let Some(d) = &detection {
+                // The generic reader is left out: a line no specific format
+                // reads keeps the envelope's time, which the envelope wrote.
+                let fallbacks: Vec<usize> = d
+                    .fallbacks
+                    .iter()
+                    .copied()
+                    .filter(|&j| {
+                        !matches!(
+                            self.cat.formats[j].def.kind,
+                            DefinitionKind::Envelope | DefinitionKind::Generic
+                        )
+                    })
+                    .collect();
+                if !fallbacks.is_empty() {
+                    let plan = LinePlan {
+                        fallbacks,
+                        zone: self.opts.input_tz,
+                        ..LinePlan::default()
+                    };
+                    self.others = Some(Others::new(self.cat, &plan));
+                }
+            }
             if let Some(i) = self.inner {
                 stats.inner_format = Some(self.cat.formats[i].name().to_string());
                 self.inner_reader = self.cat.formats[i].extractor();
@@ -111,6 +140,17 @@ impl<'c> InnerParser<'c> {
             )
             .ok(),
             _ => None,
+        };
+        let events = match (events, self.others.as_mut()) {
+            (Some(evs), _) if !evs.is_empty() => Some(evs),
+            (evs, Some(others)) => match others.fallback(&w.inner, w.origin, &mut None) {
+                Some(Fallback::Read(fallen, by)) if !fallen.is_empty() => {
+                    stats.read_by(by, fallen.len() as u64);
+                    Some(fallen)
+                }
+                _ => evs,
+            },
+            (evs, None) => evs,
         };
         let events = match events {
             Some(evs) if !evs.is_empty() => evs,
