@@ -185,6 +185,25 @@ impl Identities {
     pub fn instances(&self) -> BTreeSet<String> {
         self.names.iter().map(|n| self.canonical(n)).collect()
     }
+
+    /// Whether requests were counted under one of `name`'s names.
+    pub fn served(&self, name: &str) -> bool {
+        self.names_of(name).iter().any(|n| self.served.contains(*n))
+    }
+
+    /// A set of instances as the access log sees them. When the access log
+    /// names two or more of them, an instance it never names, and that no
+    /// record ties to a name it uses, is one of its instances under another
+    /// name (a pod or host the exports never pair with an address), or one
+    /// that served nothing: either way not another instance to count.
+    /// Without such an access log every instance counts.
+    pub fn as_served(&self, set: BTreeSet<String>) -> BTreeSet<String> {
+        let named: BTreeSet<String> = self.served.iter().map(|n| self.canonical(n)).collect();
+        if named.len() < 2 {
+            return set;
+        }
+        set.into_iter().filter(|n| self.served(n)).collect()
+    }
 }
 
 /// Pairs of names that records claim are one instance, by the kind of
@@ -411,6 +430,31 @@ mod tests {
         for n in ["a-1", "host-a", "b-2", "10.0.0.1:80"] {
             assert_eq!(x.canonical(n), y.canonical(n), "{n}");
         }
+    }
+
+    #[test]
+    fn instances_the_access_log_never_names_do_not_add_to_its_count() {
+        let mut ids = Identities::default();
+        ids.add_served("10.0.0.1:8080");
+        ids.add_served("10.0.0.2:8080");
+        ids.add("vm-1");
+        ids.add("vm-2");
+        ids.tie("vm-1", "10.0.0.1:8080");
+        let set: BTreeSet<String> = ["10.0.0.1:8080", "10.0.0.2:8080", "vm-2"]
+            .into_iter()
+            .map(String::from)
+            .collect();
+        assert_eq!(ids.as_served(set).len(), 2);
+        // One served name is not an access log that names the fleet.
+        let mut one = Identities::default();
+        one.add_served("lb-1");
+        one.add("vm-1");
+        one.add("vm-2");
+        let set: BTreeSet<String> = ["lb-1", "vm-1", "vm-2"]
+            .into_iter()
+            .map(String::from)
+            .collect();
+        assert_eq!(one.as_served(set).len(), 3);
     }
 
     #[test]

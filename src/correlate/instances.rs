@@ -1,5 +1,11 @@
 //! Instance restarts, from orchestrator events (kills, starts) and from
 //! application start-up and shutdown lines, merged per instance.
+//!
+//! In: the aggregates' infra events and log signals, and the identities
+//! that name each instance one way. Out: [`InstanceHistory`]: each restart
+//! (down, back up, why), probe failures per instance. A host that only
+//! reports another instance's death (a node's `OOMKilling` beside the pod's
+//! own `BackOff`) is not counted as an instance that restarted.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -116,6 +122,11 @@ pub fn history(agg: &Aggregates, ids: &Identities) -> InstanceHistory {
                 .push((s * 1000, mark, c.first, cause));
         }
     }
+    let seen_up: BTreeSet<String> = marks
+        .iter()
+        .filter(|(_, ms)| ms.iter().any(|m| m.1 == Mark::Up))
+        .map(|(i, _)| i.clone())
+        .collect();
     for (inst, mut ms) in marks {
         ms.sort_by_key(|a| (a.0, a.1, a.2));
         let mut current: Option<Restart> = None;
@@ -179,7 +190,44 @@ pub fn history(agg: &Aggregates, ids: &Identities) -> InstanceHistory {
     }
     h.restarts
         .sort_by(|a, b| (a.down, &a.instance).cmp(&(b.down, &b.instance)));
+    drop_reports_of_others(&mut h, &seen_up);
     h
+}
+
+/// A name seen only going down, never starting, whose every kill comes
+/// with a restart of an instance that is seen starting, is the host that
+/// reported that instance's death (a node's kernel monitor: `OOMKilling`
+/// on the node, `BackOff` and `Started` on the pod), not an instance of its
+/// own: counting it would count one restart twice.
+fn drop_reports_of_others(h: &mut InstanceHistory, seen_up: &BTreeSet<String>) {
+    let near = |r: &Restart| {
+        h.restarts.iter().any(|o| {
+            seen_up.contains(&o.instance)
+                && o.instance != r.instance
+                && (o.down - r.down).abs() <= SAME_RESTART_MS / 2
+        })
+    };
+    let reporters: BTreeSet<String> = h
+        .restarts
+        .iter()
+        .filter(|r| !seen_up.contains(&r.instance))
+        .map(|r| r.instance.clone())
+        .filter(|i| {
+            h.restarts
+                .iter()
+                .filter(|r| &r.instance == i)
+                .all(|r| near(r))
+        })
+        .collect();
+    if reporters.is_empty() {
+        return;
+    }
+    h.restarts.retain(|r| !reporters.contains(&r.instance));
+    for i in &reporters {
+        if !h.probe_failures.contains_key(i) {
+            h.instances.remove(i);
+        }
+    }
 }
 
 impl Restart {
@@ -217,20 +265,22 @@ impl Restart {
 }
 
 impl InstanceHistory {
-    /// The largest number of distinct instances down at one moment, and when
-    /// (the moment the last of them went down).
-    pub fn most_down_at_once(&self) -> (usize, Option<Millis>) {
-        let mut best = (0usize, None);
-        for r in &self.restarts {
-            let t = r.down;
-            let down: BTreeSet<&str> = self
-                .restarts
+    /// The earliest run of restarts in which the most distinct instances
+    /// went down within `span` ms of the first of them, counting only the
+    /// restarts `keep` keeps (one restart per instance, its first).
+    pub fn densest(&self, span: Millis, keep: impl Fn(&Restart) -> bool) -> Vec<&Restart> {
+        let kept: Vec<&Restart> = self.restarts.iter().filter(|r| keep(r)).collect();
+        let mut best: Vec<&Restart> = Vec::new();
+        for (k, r) in kept.iter().enumerate() {
+            let mut seen = BTreeSet::new();
+            let group: Vec<&Restart> = kept[k..]
                 .iter()
-                .filter(|o| o.down <= t && o.back_by() > t)
-                .map(|o| o.instance.as_str())
+                .take_while(|o| o.down - r.down <= span)
+                .filter(|o| seen.insert(o.instance.as_str()))
+                .copied()
                 .collect();
-            if down.len() > best.0 {
-                best = (down.len(), Some(t));
+            if group.len() > best.len() {
+                best = group;
             }
         }
         best
