@@ -199,10 +199,12 @@ impl Identities {
     /// Without such an access log every instance counts.
     pub fn as_served(&self, set: BTreeSet<String>) -> BTreeSet<String> {
         let named: BTreeSet<String> = self.served.iter().map(|n| self.canonical(n)).collect();
-        if named.len() < 2 {
+        let served: BTreeSet<String> = set.iter().filter(|n| self.served(n)).cloned().collect();
+        // A set the access log sees none of is not one it counts.
+        if named.len() < 2 || served.is_empty() {
             return set;
         }
-        set.into_iter().filter(|n| self.served(n)).collect()
+        served
     }
 }
 

@@ -212,12 +212,7 @@ fn drop_reports_of_others(h: &mut InstanceHistory, seen_up: &BTreeSet<String>) {
         .iter()
         .filter(|r| !seen_up.contains(&r.instance))
         .map(|r| r.instance.clone())
-        .filter(|i| {
-            h.restarts
-                .iter()
-                .filter(|r| &r.instance == i)
-                .all(|r| near(r))
-        })
+        .filter(|i| h.restarts.iter().filter(|r| &r.instance == i).all(&near))
         .collect();
     if reporters.is_empty() {
         return;
@@ -284,5 +279,110 @@ impl InstanceHistory {
             }
         }
         best
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::event::Signal;
+    use crate::formats::Catalogue;
+
+    fn restart(instance: &str, down: Millis, cause: Option<&str>) -> Restart {
+        Restart {
+            instance: instance.to_string(),
+            down,
+            up: None,
+            source: Origin::default(),
+            cause: cause.map(str::to_string),
+        }
+    }
+
+    #[test]
+    fn a_node_reporting_its_pods_oom_kill_is_not_a_second_restart() {
+        let mut h = InstanceHistory {
+            instances: ["api-a", "worker-1"]
+                .into_iter()
+                .map(String::from)
+                .collect(),
+            restarts: vec![
+                restart("worker-1", 10_000, Some("Container api was OOMKilled")),
+                restart(
+                    "api-a",
+                    12_000,
+                    Some("Back-off restarting failed container"),
+                ),
+            ],
+            ..InstanceHistory::default()
+        };
+        let up: BTreeSet<String> = ["api-a".to_string()].into_iter().collect();
+        drop_reports_of_others(&mut h, &up);
+        assert_eq!(h.restarts.len(), 1);
+        assert_eq!(h.restarts[0].instance, "api-a");
+        assert!(!h.instances.contains("worker-1"));
+    }
+
+    #[test]
+    fn a_kill_nobody_else_restarted_for_stays() {
+        let mut h = InstanceHistory {
+            restarts: vec![
+                restart("vm-1", 10_000, Some("the process crashed")),
+                restart("api-a", 600_000, None),
+            ],
+            ..InstanceHistory::default()
+        };
+        let up: BTreeSet<String> = ["api-a".to_string()].into_iter().collect();
+        drop_reports_of_others(&mut h, &up);
+        assert_eq!(h.restarts.len(), 2);
+    }
+
+    #[test]
+    fn the_densest_minute_is_the_earliest_with_the_most_instances() {
+        let h = InstanceHistory {
+            restarts: vec![
+                restart("a", 0, None),
+                restart("b", 20_000, None),
+                restart("a", 30_000, None),
+                restart("a", 300_000, None),
+                restart("b", 310_000, None),
+            ],
+            ..InstanceHistory::default()
+        };
+        let g = h.densest(60_000, |_| true);
+        assert_eq!(g.len(), 2);
+        assert_eq!(g[0].down, 0);
+    }
+
+    /// Restarts seen only in start-up and shutdown lines need those lines
+    /// read as such, in the words each runtime and systemd use.
+    #[test]
+    fn start_up_and_shutdown_lines_signal() {
+        let rules = Catalogue::builtin().expect("catalogue").rules;
+        let cases = [
+            (
+                "* Listening on http://10.42.3.19:3000",
+                Some(Signal::Startup),
+            ),
+            (
+                "Listening at: http://0.0.0.0:8000 (1)",
+                Some(Signal::Startup),
+            ),
+            ("Puma starting in single mode...", Some(Signal::Startup)),
+            ("Started API service.", Some(Signal::Startup)),
+            (
+                "DiscoveryClient_API/10.42.1.11:8080 - registration status: 204",
+                Some(Signal::Startup),
+            ),
+            ("Stopped API service.", Some(Signal::Shutdown)),
+            ("Handling signal: term", Some(Signal::Shutdown)),
+            // A Rails request line is not a start-up.
+            (
+                "Started GET \"/api/v1/orders\" for 10.0.0.1 at 2026-10-01 07:00:00 +0000",
+                None,
+            ),
+        ];
+        for (message, want) in cases {
+            assert_eq!(rules.signal_of(message), want, "{message}");
+        }
     }
 }
