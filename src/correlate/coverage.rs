@@ -59,7 +59,7 @@ pub fn covered(minutes: &BTreeMap<i64, u64>, data: Span) -> Coverage {
             _ => runs.push((m, m, n)),
         }
     }
-    let Some(&(first, last, events)) = runs.iter().max_by(|a, b| a.2.cmp(&b.2).then(b.0.cmp(&a.0)))
+    let Some(&(first, last, events)) = runs.iter().max_by(|a, b| a.2.cmp(&b.2).then(a.0.cmp(&b.0)))
     else {
         return Coverage {
             span: data,

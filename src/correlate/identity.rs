@@ -4,8 +4,10 @@
 //! orchestrator by the pod, a VM's journal by its host name. Any record that
 //! names two of them ties them together: a probe failure naming the address
 //! it probed, a series carrying both an address and a pod label, a start-up
-//! line that says where it listens. Names tied together, directly or through
-//! others, are one instance.
+//! line that says where it listens, a pod scheduled on its node. Names tied
+//! together, directly or through others, are one instance. A name a record
+//! pairs with several others of one kind (the exporter's address on every
+//! pod's series, a node running two pods) is nobody's name and ties nothing.
 //!
 //! In: the names the aggregates hold and the records that tie them. Out:
 //! [`Identities`]: each name's instance, named the way the access log names
@@ -14,6 +16,7 @@
 //! ```text
 //! probe "Get http://10.42.1.11:8080/healthz" on pod api-k2xqp -> {10.42.1.11:8080, api-k2xqp}
 //! series {instance="10.42.1.11:9090", pod="api-k2xqp"}        -> {10.42.1.11:8080, 10.42.1.11:9090, api-k2xqp}
+//! restarts {instance="10.42.0.24:8080", pod=...} for every pod -> 10.42.0.24:8080 ties nothing
 //! canonical("api-k2xqp") = "10.42.1.11:8080"; display = "api-k2xqp (10.42.1.11:8080)"
 //! ```
 
@@ -182,14 +185,92 @@ impl Identities {
     pub fn instances(&self) -> BTreeSet<String> {
         self.names.iter().map(|n| self.canonical(n)).collect()
     }
+
+    /// Whether requests were counted under one of `name`'s names.
+    pub fn served(&self, name: &str) -> bool {
+        self.names_of(name).iter().any(|n| self.served.contains(*n))
+    }
+
+    /// A set of instances as the access log sees them. When the access log
+    /// names two or more of them, an instance it never names, and that no
+    /// record ties to a name it uses, is one of its instances under another
+    /// name (a pod or host the exports never pair with an address), or one
+    /// that served nothing: either way not another instance to count.
+    /// Without such an access log every instance counts.
+    pub fn as_served(&self, set: BTreeSet<String>) -> BTreeSet<String> {
+        let named: BTreeSet<String> = self.served.iter().map(|n| self.canonical(n)).collect();
+        let served: BTreeSet<String> = set.iter().filter(|n| self.served(n)).cloned().collect();
+        // A set the access log sees none of is not one it counts.
+        if named.len() < 2 || served.is_empty() {
+            return set;
+        }
+        served
+    }
+}
+
+/// Pairs of names that records claim are one instance, by the kind of
+/// record that claims it (the relation: "probe", "listen", a metric and its
+/// two labels). A name is tied only to a partner it is paired with alone in
+/// that relation: a label value shared by many pods (the address of the
+/// exporter that scraped them, a node running several pods, a database every
+/// instance connects to) is not an instance's name, and tying it would make
+/// the whole fleet one instance.
+#[derive(Debug, Default)]
+pub struct Claims {
+    pairs: BTreeSet<(String, String, String)>,
+}
+
+impl Claims {
+    pub fn claim(&mut self, relation: &str, a: &str, b: &str) {
+        let (a, b) = (normalise(a), normalise(b));
+        if a.is_empty() || b.is_empty() || a == "-" || b == "-" || a == b {
+            return;
+        }
+        self.pairs
+            .insert((relation.to_string(), a.to_string(), b.to_string()));
+    }
+
+    /// Tie the pairs whose names have no other partner in their relation;
+    /// every name claimed, tied or not, is known.
+    pub fn settle(&self, ids: &mut Identities) {
+        let mut partners: BTreeMap<(&str, &str), BTreeSet<&str>> = BTreeMap::new();
+        for (rel, a, b) in &self.pairs {
+            partners.entry((rel, a)).or_default().insert(b);
+            partners.entry((rel, b)).or_default().insert(a);
+        }
+        let alone = |rel: &str, n: &str| partners.get(&(rel, n)).is_some_and(|p| p.len() == 1);
+        for (rel, a, b) in &self.pairs {
+            if alone(rel, a) && alone(rel, b) {
+                ids.tie(a, b);
+            } else {
+                // The shared side is not a name of one instance; the other is.
+                for n in [a, b] {
+                    if alone(rel, n) {
+                        ids.add(n);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// `Successfully assigned prod/api-7c9d-k2xqp to worker-3`: a pod and its
+/// node (Kubernetes' Scheduled event).
+fn scheduled(message: &str) -> Option<(&str, &str)> {
+    let rest = message.strip_prefix("Successfully assigned ")?;
+    let (pod, node) = rest.split_once(" to ")?;
+    let pod = pod.rsplit('/').next()?;
+    let node = node.trim();
+    (!pod.is_empty() && !node.is_empty() && !node.contains(' ')).then_some((pod, node))
 }
 
 /// Every instance name the aggregates hold, tied by every record that names
 /// two: probe failures (pod and the address probed), series with several
-/// identity labels, start-up lines naming their address, and the ports of
-/// one IP.
+/// identity labels, start-up lines naming their address, a pod's scheduling
+/// on its node, and the ports of one IP.
 pub fn build(agg: &Aggregates, span: Span, identity_labels: &[String]) -> Identities {
     let mut ids = Identities::default();
+    let mut claims = Claims::default();
     for v in agg.dim_values(Dim::Instance) {
         ids.add_served(&v);
     }
@@ -207,13 +288,16 @@ pub fn build(agg: &Aggregates, span: Span, identity_labels: &[String]) -> Identi
                 | InfraKind::BackOff
                 | InfraKind::OomKilled
         );
+        if let Some((pod, node)) = scheduled(&e.message) {
+            claims.claim("scheduled", pod, node);
+        }
         if e.object.is_empty() || !about_an_instance {
             continue;
         }
         ids.add(&e.object);
         if e.kind == InfraKind::ProbeFailed {
             if let Some(addr) = address_in(&e.message) {
-                ids.tie(&e.object, addr);
+                claims.claim("probe", &e.object, addr);
             }
         }
     }
@@ -233,20 +317,28 @@ pub fn build(agg: &Aggregates, span: Span, identity_labels: &[String]) -> Identi
         if !of_an_instance {
             continue;
         }
-        let mut names = series_labels(&s.key, identity_labels);
+        let metric = s.key.split('{').next().unwrap_or("");
+        let mut labels = series_label_pairs(&s.key, identity_labels);
         if let Some(i) = s.instance.as_deref() {
-            names.push(i);
+            if !labels.iter().any(|(_, v)| *v == i) {
+                labels.push(("instance", i));
+            }
         }
-        if let Some((first, rest)) = names.split_first() {
-            ids.add(first);
-            for n in rest {
-                ids.tie(first, n);
+        if labels.len() < 2 {
+            if let Some(i) = s.instance.as_deref() {
+                ids.add(i);
+            }
+        }
+        for (i, (ka, va)) in labels.iter().enumerate() {
+            for (kb, vb) in &labels[i + 1..] {
+                claims.claim(&format!("{metric} {ka} {kb}"), va, vb);
             }
         }
     }
     for (inst, addr) in agg.ties().iter() {
-        ids.tie(inst, addr);
+        claims.claim("listen", inst, addr);
     }
+    claims.settle(&mut ids);
     for b in agg.banners() {
         if let Some(i) = b.instance.as_deref() {
             ids.add(i);
@@ -259,6 +351,14 @@ pub fn build(agg: &Aggregates, span: Span, identity_labels: &[String]) -> Identi
 /// Label values of a series key (`name{a="1",b="2"}`) whose label is one
 /// of `labels`.
 pub fn series_labels<'k>(key: &'k str, labels: &[String]) -> Vec<&'k str> {
+    series_label_pairs(key, labels)
+        .into_iter()
+        .map(|(_, v)| v)
+        .collect()
+}
+
+/// (label, value) of a series key whose label is one of `labels`.
+fn series_label_pairs<'k>(key: &'k str, labels: &[String]) -> Vec<(&'k str, &'k str)> {
     let Some(inner) = key
         .split_once('{')
         .and_then(|(_, rest)| rest.rsplit_once('}'))
@@ -273,7 +373,7 @@ pub fn series_labels<'k>(key: &'k str, labels: &[String]) -> Vec<&'k str> {
         let Some(end) = after.find('"') else { break };
         let v = &after[..end];
         if labels.iter().any(|l| l == k) && !v.is_empty() {
-            out.push(v);
+            out.push((k, v));
         }
         rest = &after[end + 1..];
     }
@@ -332,6 +432,83 @@ mod tests {
         for n in ["a-1", "host-a", "b-2", "10.0.0.1:80"] {
             assert_eq!(x.canonical(n), y.canonical(n), "{n}");
         }
+    }
+
+    #[test]
+    fn instances_the_access_log_never_names_do_not_add_to_its_count() {
+        let mut ids = Identities::default();
+        ids.add_served("10.0.0.1:8080");
+        ids.add_served("10.0.0.2:8080");
+        ids.add("vm-1");
+        ids.add("vm-2");
+        ids.tie("vm-1", "10.0.0.1:8080");
+        let set: BTreeSet<String> = ["10.0.0.1:8080", "10.0.0.2:8080", "vm-2"]
+            .into_iter()
+            .map(String::from)
+            .collect();
+        assert_eq!(ids.as_served(set).len(), 2);
+        // One served name is not an access log that names the fleet.
+        let mut one = Identities::default();
+        one.add_served("lb-1");
+        one.add("vm-1");
+        one.add("vm-2");
+        let set: BTreeSet<String> = ["lb-1", "vm-1", "vm-2"]
+            .into_iter()
+            .map(String::from)
+            .collect();
+        assert_eq!(one.as_served(set).len(), 3);
+    }
+
+    #[test]
+    fn a_label_shared_by_many_pods_ties_none_of_them() {
+        // kube-state-metrics is scraped at its own address, and labels
+        // every pod's restart counter with it: that address is no pod's.
+        let mut c = Claims::default();
+        let rel = "kube_pod_container_status_restarts_total instance pod";
+        for pod in ["api-a", "api-b", "api-c"] {
+            c.claim(rel, "10.42.0.24:8080", pod);
+        }
+        c.claim(
+            "http_requests_total instance pod",
+            "10.42.1.11:8080",
+            "api-a",
+        );
+        c.claim(
+            "http_requests_total instance pod",
+            "10.42.2.12:8080",
+            "api-b",
+        );
+        let mut ids = Identities::default();
+        ids.add_served("10.42.1.11:8080");
+        ids.add_served("10.42.2.12:8080");
+        c.settle(&mut ids);
+        assert_eq!(ids.canonical("api-a"), "10.42.1.11:8080");
+        assert_eq!(ids.canonical("api-b"), "10.42.2.12:8080");
+        assert_eq!(ids.names_of("10.42.0.24:8080"), Vec::<&str>::new());
+        assert_eq!(ids.names_of("api-c"), vec!["api-c"]);
+    }
+
+    #[test]
+    fn a_node_running_two_pods_is_neither_of_them() {
+        let mut c = Claims::default();
+        c.claim("scheduled", "api-a", "worker-1");
+        c.claim("scheduled", "api-b", "worker-1");
+        c.claim("scheduled", "api-c", "worker-2");
+        let mut ids = Identities::default();
+        c.settle(&mut ids);
+        assert_eq!(ids.names_of("api-a"), vec!["api-a"]);
+        assert_eq!(ids.names_of("api-c"), vec!["api-c", "worker-2"]);
+    }
+
+    #[test]
+    fn scheduling_messages_name_the_pod_and_its_node() {
+        assert_eq!(
+            scheduled(
+                "Successfully assigned prod/web-f9f6gqbs7v-vzbnz to gke-prod-pool-1-0a83ff5d-zhf2"
+            ),
+            Some(("web-f9f6gqbs7v-vzbnz", "gke-prod-pool-1-0a83ff5d-zhf2"))
+        );
+        assert_eq!(scheduled("Created container web"), None);
     }
 
     #[test]

@@ -1,5 +1,11 @@
 //! Instance restarts, from orchestrator events (kills, starts) and from
 //! application start-up and shutdown lines, merged per instance.
+//!
+//! In: the aggregates' infra events and log signals, and the identities
+//! that name each instance one way. Out: [`InstanceHistory`]: each restart
+//! (down, back up, why), probe failures per instance. A host that only
+//! reports another instance's death (a node's `OOMKilling` beside the pod's
+//! own `BackOff`) is not counted as an instance that restarted.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -116,6 +122,11 @@ pub fn history(agg: &Aggregates, ids: &Identities) -> InstanceHistory {
                 .push((s * 1000, mark, c.first, cause));
         }
     }
+    let seen_up: BTreeSet<String> = marks
+        .iter()
+        .filter(|(_, ms)| ms.iter().any(|m| m.1 == Mark::Up))
+        .map(|(i, _)| i.clone())
+        .collect();
     for (inst, mut ms) in marks {
         ms.sort_by_key(|a| (a.0, a.1, a.2));
         let mut current: Option<Restart> = None;
@@ -179,7 +190,39 @@ pub fn history(agg: &Aggregates, ids: &Identities) -> InstanceHistory {
     }
     h.restarts
         .sort_by(|a, b| (a.down, &a.instance).cmp(&(b.down, &b.instance)));
+    drop_reports_of_others(&mut h, &seen_up);
     h
+}
+
+/// A name seen only going down, never starting, whose every kill comes
+/// with a restart of an instance that is seen starting, is the host that
+/// reported that instance's death (a node's kernel monitor: `OOMKilling`
+/// on the node, `BackOff` and `Started` on the pod), not an instance of its
+/// own: counting it would count one restart twice.
+fn drop_reports_of_others(h: &mut InstanceHistory, seen_up: &BTreeSet<String>) {
+    let near = |r: &Restart| {
+        h.restarts.iter().any(|o| {
+            seen_up.contains(&o.instance)
+                && o.instance != r.instance
+                && (o.down - r.down).abs() <= SAME_RESTART_MS / 2
+        })
+    };
+    let reporters: BTreeSet<String> = h
+        .restarts
+        .iter()
+        .filter(|r| !seen_up.contains(&r.instance))
+        .map(|r| r.instance.clone())
+        .filter(|i| h.restarts.iter().filter(|r| &r.instance == i).all(&near))
+        .collect();
+    if reporters.is_empty() {
+        return;
+    }
+    h.restarts.retain(|r| !reporters.contains(&r.instance));
+    for i in &reporters {
+        if !h.probe_failures.contains_key(i) {
+            h.instances.remove(i);
+        }
+    }
 }
 
 impl Restart {
@@ -217,22 +260,129 @@ impl Restart {
 }
 
 impl InstanceHistory {
-    /// The largest number of distinct instances down at one moment, and when
-    /// (the moment the last of them went down).
-    pub fn most_down_at_once(&self) -> (usize, Option<Millis>) {
-        let mut best = (0usize, None);
-        for r in &self.restarts {
-            let t = r.down;
-            let down: BTreeSet<&str> = self
-                .restarts
+    /// The earliest run of restarts in which the most distinct instances
+    /// went down within `span` ms of the first of them, counting only the
+    /// restarts `keep` keeps (one restart per instance, its first).
+    pub fn densest(&self, span: Millis, keep: impl Fn(&Restart) -> bool) -> Vec<&Restart> {
+        let kept: Vec<&Restart> = self.restarts.iter().filter(|r| keep(r)).collect();
+        let mut best: Vec<&Restart> = Vec::new();
+        for (k, r) in kept.iter().enumerate() {
+            let mut seen = BTreeSet::new();
+            let group: Vec<&Restart> = kept[k..]
                 .iter()
-                .filter(|o| o.down <= t && o.back_by() > t)
-                .map(|o| o.instance.as_str())
+                .take_while(|o| o.down - r.down <= span)
+                .filter(|o| seen.insert(o.instance.as_str()))
+                .copied()
                 .collect();
-            if down.len() > best.0 {
-                best = (down.len(), Some(t));
+            if group.len() > best.len() {
+                best = group;
             }
         }
         best
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::event::Signal;
+    use crate::formats::Catalogue;
+
+    fn restart(instance: &str, down: Millis, cause: Option<&str>) -> Restart {
+        Restart {
+            instance: instance.to_string(),
+            down,
+            up: None,
+            source: Origin::default(),
+            cause: cause.map(str::to_string),
+        }
+    }
+
+    #[test]
+    fn a_node_reporting_its_pods_oom_kill_is_not_a_second_restart() {
+        let mut h = InstanceHistory {
+            instances: ["api-a", "worker-1"]
+                .into_iter()
+                .map(String::from)
+                .collect(),
+            restarts: vec![
+                restart("worker-1", 10_000, Some("Container api was OOMKilled")),
+                restart(
+                    "api-a",
+                    12_000,
+                    Some("Back-off restarting failed container"),
+                ),
+            ],
+            ..InstanceHistory::default()
+        };
+        let up: BTreeSet<String> = ["api-a".to_string()].into_iter().collect();
+        drop_reports_of_others(&mut h, &up);
+        assert_eq!(h.restarts.len(), 1);
+        assert_eq!(h.restarts[0].instance, "api-a");
+        assert!(!h.instances.contains("worker-1"));
+    }
+
+    #[test]
+    fn a_kill_nobody_else_restarted_for_stays() {
+        let mut h = InstanceHistory {
+            restarts: vec![
+                restart("vm-1", 10_000, Some("the process crashed")),
+                restart("api-a", 600_000, None),
+            ],
+            ..InstanceHistory::default()
+        };
+        let up: BTreeSet<String> = ["api-a".to_string()].into_iter().collect();
+        drop_reports_of_others(&mut h, &up);
+        assert_eq!(h.restarts.len(), 2);
+    }
+
+    #[test]
+    fn the_densest_minute_is_the_earliest_with_the_most_instances() {
+        let h = InstanceHistory {
+            restarts: vec![
+                restart("a", 0, None),
+                restart("b", 20_000, None),
+                restart("a", 30_000, None),
+                restart("a", 300_000, None),
+                restart("b", 310_000, None),
+            ],
+            ..InstanceHistory::default()
+        };
+        let g = h.densest(60_000, |_| true);
+        assert_eq!(g.len(), 2);
+        assert_eq!(g[0].down, 0);
+    }
+
+    /// Restarts seen only in start-up and shutdown lines need those lines
+    /// read as such, in the words each runtime and systemd use.
+    #[test]
+    fn start_up_and_shutdown_lines_signal() {
+        let rules = Catalogue::builtin().expect("catalogue").rules;
+        let cases = [
+            (
+                "* Listening on http://10.42.3.19:3000",
+                Some(Signal::Startup),
+            ),
+            (
+                "Listening at: http://0.0.0.0:8000 (1)",
+                Some(Signal::Startup),
+            ),
+            ("Puma starting in single mode...", Some(Signal::Startup)),
+            ("Started API service.", Some(Signal::Startup)),
+            (
+                "DiscoveryClient_API/10.42.1.11:8080 - registration status: 204",
+                Some(Signal::Startup),
+            ),
+            ("Stopped API service.", Some(Signal::Shutdown)),
+            ("Handling signal: term", Some(Signal::Shutdown)),
+            // A Rails request line is not a start-up.
+            (
+                "Started GET \"/api/v1/orders\" for 10.0.0.1 at 2026-10-01 07:00:00 +0000",
+                None,
+            ),
+        ];
+        for (message, want) in cases {
+            assert_eq!(rules.signal_of(message), want, "{message}");
+        }
     }
 }

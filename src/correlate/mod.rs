@@ -310,9 +310,11 @@ pub fn correlate(agg: &Aggregates, opts: &CorrelateOptions) -> Result<Analysis, 
         .chain(versions::changes(agg.banners(), &a.inputs))
         .collect();
     a.changes.sort_by_key(|c| (c.ts, c.origin));
-    a.fleet = fleet(agg, &a, window, baseline)?;
+    // Counted as the access log names instances: names no record ties to
+    // its names would count one server twice.
+    a.fleet = a.ids.as_served(fleet(agg, &a, window, baseline)?);
     if a.incident.is_some() {
-        a.instances_affected = affected(agg, &a, window, baseline)?;
+        a.instances_affected = a.ids.as_served(affected(agg, &a, window, baseline)?);
     }
     a.scale_outs = scaling::scale_outs(agg.infra_events(), &opts.scaling);
     a.timeline = timeline::build(&a);

@@ -271,7 +271,7 @@ pub fn build(a: &Analysis) -> Vec<TimelineEntry> {
         .restarts
         .iter()
         .filter(|r| r.down >= near.start * 1000 && r.down < window.end * 1000)
-        .find(|r| r.died() || (r.cause.is_none() && !near_a_change(a, r.down)))
+        .find(|r| unplanned(a, r))
     {
         out.push(TimelineEntry {
             ts: r.down,
@@ -304,6 +304,13 @@ pub fn build(a: &Analysis) -> Vec<TimelineEntry> {
 
 /// A restart this close to a deploy, rollback or scale change is part of it.
 const ROLLOUT_MS: Millis = 300_000;
+
+/// Whether a restart was the instance dying rather than a rollout replacing
+/// it: a stated cause says so, and a restart without one counts unless a
+/// deploy, rollback, flag change or scale-out came within minutes of it.
+pub fn unplanned(a: &Analysis, r: &super::Restart) -> bool {
+    r.died() || (r.cause.is_none() && !near_a_change(a, r.down))
+}
 
 fn near_a_change(a: &Analysis, t: Millis) -> bool {
     a.changes.iter().any(|c| (c.ts - t).abs() <= ROLLOUT_MS)

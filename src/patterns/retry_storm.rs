@@ -50,6 +50,8 @@ const CLIENT_MIN_RETRIED: u64 = 20;
 struct Case {
     who: Option<(Dim, String)>,
     retried: crate::aggregate::paths::Retried,
+    /// Its re-sent work was counted from this failure point on.
+    resent_from: Option<i64>,
     sent: u64,
     baseline_sent: u64,
 }
@@ -77,12 +79,24 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
     let all = Case {
         who: None,
         retried: cx.agg.retried(None, window),
+        resent_from: None,
         sent: sum(window),
         baseline_sent: sum(baseline),
     };
     if all.retried.requests == 0 {
         return;
     }
+    // Where the service failed: the first restart in the incident, else the
+    // first failed requests. Work a tenant had done before it and asked for
+    // again after it is re-sent too (an export starting over from page 1).
+    let fail = a
+        .history
+        .restarts
+        .iter()
+        .map(|r| r.down / 1000)
+        .filter(|s| *s >= inc.onset && *s < inc.recovered)
+        .min()
+        .or(a.errors_start.map(|e| e.0));
     // The client that re-sent the most: named when it carries most of the
     // retries, and judged on its own share when that is higher.
     let mut top: Option<Case> = None;
@@ -97,7 +111,7 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
                 .then(x.value.cmp(&y.value))
         });
         for s in stats.iter().take(CANDIDATES) {
-            let c = client_case(cx, dim, s, window);
+            let c = client_case(cx, dim, s, window, fail);
             if top
                 .as_ref()
                 .is_none_or(|t| c.retried.requests > t.retried.requests)
@@ -144,10 +158,20 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
     ));
 }
 
-fn client_case(cx: &Context<'_>, dim: Dim, s: &DimStats, window: Span) -> Case {
+fn client_case(cx: &Context<'_>, dim: Dim, s: &DimStats, window: Span, fail: Option<i64>) -> Case {
+    let mut retried = cx.agg.retried(Some((dim, &s.value)), window);
+    let mut resent_from = None;
+    if let (Dim::Tenant, Some(f)) = (dim, fail) {
+        let (_, resent) = cx.agg.resent_paths(&s.value, Span::new(f, window.end));
+        if resent > retried.requests {
+            retried.requests = resent;
+            resent_from = Some(f);
+        }
+    }
     Case {
         who: Some((dim, s.value.clone())),
-        retried: cx.agg.retried(Some((dim, &s.value)), window),
+        retried,
+        resent_from,
         sent: s.window_requests,
         baseline_sent: s.baseline_requests,
     }
@@ -179,7 +203,12 @@ fn finding(
     let a = cx.analysis;
     // Retrying starts right after the first failure any client retried:
     // every client's paths say more of when than one client's sample does.
-    let first = all.retried.first_fail.map_or(window.start, |f| f + 1);
+    // A client starting its work over is dated from where it resumed after
+    // the failure point.
+    let first = match named.resent_from {
+        Some(f) => resumed(cx, named, f, window.end),
+        None => all.retried.first_fail.map_or(window.start, |f| f + 1),
+    };
     let origin = a
         .totals
         .get(a.span.map_or(0, |sp| (first - sp.start).max(0) as usize))
@@ -198,11 +227,20 @@ fn finding(
         crate::zone::clock(window.start * 1000),
         crate::zone::clock(window.end * 1000),
     );
+    let what = match judged.resent_from {
+        Some(f) => format!(
+            "requests for paths it had already requested before the failure at {}",
+            crate::zone::clock(f * 1000)
+        ),
+        None => format!(
+            "requests after they had failed, on {about}{} paths",
+            judged.retried.paths
+        ),
+    };
     let mut evidence = vec![Evidence::new(
         format!(
-            "{judged_who} re-sent {about}{} requests after they had failed, on {about}{} paths: {:.0}% of the {} requests {} between {from} and {to}{estimated}",
+            "{judged_who} re-sent {about}{} {what}: {:.0}% of the {} requests {} between {from} and {to}{estimated}",
             judged.retried.requests,
-            judged.retried.paths,
             judged.share() * 100.0,
             judged.sent,
             if judged.who.is_none() { "the service received" } else { "it sent" },
@@ -277,4 +315,24 @@ fn finding(
         }],
         actions: ACTIONS,
     }
+}
+
+/// The first second from `fail` on in which `named` (a tenant) sent a
+/// request after a pause in its traffic, or `fail` when it never paused.
+fn resumed(cx: &Context<'_>, named: &Case, fail: i64, end: i64) -> i64 {
+    let Some((dim, v)) = &named.who else {
+        return fail;
+    };
+    let span = Span::new(fail, end.max(fail + 1));
+    let cells = cx.agg.dim_series(*dim, v, span);
+    let pause = cells.iter().take(60).position(|c| c.requests == 0);
+    pause
+        .and_then(|p| {
+            cells
+                .iter()
+                .skip(p)
+                .position(|c| c.requests > 0)
+                .map(|q| p + q)
+        })
+        .map_or(fail, |i| fail + i as i64)
 }

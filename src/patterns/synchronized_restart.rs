@@ -6,9 +6,20 @@
 //!
 //! Example: kubelet kills all three API pods within 2 s; nothing is served
 //! until the first is back 6 s later.
+//!
+//! In: the analysis' restarts (by canonical instance) and the access log's
+//! instances. Out: a finding when at least two, and at least half of the
+//! instances running just before, died within a minute (rollout restarts
+//! left out; the earliest such minute), counted against the fleet as it was
+//! then, not after a later scale-out.
+
+use std::collections::BTreeSet;
 
 use super::finding::{confidence, Evidence, Finding, Subject};
 use super::Context;
+use crate::aggregate::Dim;
+use crate::correlate::{timeline, Restart, TimelineEntry, TimelineKind};
+use crate::event::Millis;
 use crate::zone::clock;
 
 pub const ID: &str = "synchronized_restart";
@@ -18,24 +29,31 @@ const ACTIONS: &[&str] = &[
     "Connection draining and fail-fast timeouts, so a restart sheds load instead of dropping it",
 ];
 
+/// How recently an instance must have served to count as running when the
+/// group went down.
+const RUNNING_LOOKBACK_S: i64 = 300;
+
 pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
     let a = cx.analysis;
     let (Some(_), Some(window)) = (a.incident, a.window()) else {
         return;
     };
-    let total = a.fleet.len();
-    let (down, at) = a.history.most_down_at_once();
-    let Some(at) = at else { return };
-    if down < 2 || down * 2 < total || at < (window.start - 120) * 1000 || at >= window.end * 1000 {
+    // A rollout replacing instances is not them dying together.
+    let group = a
+        .history
+        .densest(timeline::SYNC_WINDOW_MS, |r| timeline::unplanned(a, r));
+    let down = group.len();
+    let Some(first) = group.first().map(|r| r.down) else {
+        return;
+    };
+    let total = running_at(cx, first, &group).max(down);
+    if down < 2
+        || down * 2 < total
+        || first < (window.start - 120) * 1000
+        || first >= window.end * 1000
+    {
         return;
     }
-    let group: Vec<&crate::correlate::Restart> = a
-        .history
-        .restarts
-        .iter()
-        .filter(|r| r.down <= at && r.back_by() > at)
-        .collect();
-    let first = group.iter().map(|r| r.down).min().unwrap_or(at);
     let back = group.iter().filter_map(|r| r.up).max();
     let mut evidence: Vec<Evidence> = group
         .iter()
@@ -72,18 +90,58 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
             a.inputs.first().cloned().unwrap_or_default(),
         ));
     }
+    let spread = (group.iter().map(|r| r.down).max().unwrap_or(first) - first) / 1000;
+    // The correlated timeline groups restarts against the whole incident's
+    // fleet; counted against the fleet running then, this group is the
+    // moment they all went down, and the timeline says so once.
+    let mut timeline = Vec::new();
+    let told = a
+        .timeline
+        .iter()
+        .any(|e| e.kind == TimelineKind::AllInstancesRestarted && (e.ts - first).abs() <= 60_000);
+    if !told {
+        let mut names: Vec<String> = group.iter().map(|r| a.ids.display(&r.instance)).collect();
+        names.sort_unstable();
+        names.dedup();
+        timeline.push(TimelineEntry {
+            ts: first,
+            kind: TimelineKind::AllInstancesRestarted,
+            text: format!(
+                "{down} of {total} running instances restarted within {spread} s ({})",
+                names.join(", ")
+            ),
+            sources: group.iter().take(3).map(|r| a.source(r.source)).collect(),
+        });
+    }
     sink.push(Finding {
         pattern: ID,
-        title: format!(
-            "{down} of {total} instances restarted together within {} s",
-            (group.iter().map(|r| r.down).max().unwrap_or(first) - first) / 1000
-        ),
+        title: format!("{down} of {total} instances restarted together within {spread} s"),
         confidence: confidence(c),
         start: first,
         end: back.unwrap_or(window.end * 1000),
         subject: Subject::default(),
         evidence,
-        timeline: Vec::new(),
+        timeline,
         actions: ACTIONS,
     });
+}
+
+/// How many instances were running when the group went down at `first`:
+/// those the access log saw serving in the minutes before (as it names them),
+/// and the group itself; the incident's fleet when the access log names none.
+fn running_at(cx: &Context<'_>, first: Millis, group: &[&Restart]) -> usize {
+    let a = cx.analysis;
+    let t = first.div_euclid(1000);
+    let mut running: BTreeSet<String> = cx
+        .agg
+        .seen(Dim::Instance)
+        .into_iter()
+        .filter(|(_, (from, to))| *from <= t && *to >= t - RUNNING_LOOKBACK_S)
+        .map(|(name, _)| a.ids.canonical(&name))
+        .collect();
+    if running.is_empty() {
+        return a.fleet.len();
+    }
+    running.extend(group.iter().map(|r| r.instance.clone()));
+    a.ids.as_served(running).len()
 }

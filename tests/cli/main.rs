@@ -19,6 +19,7 @@ mod families;
 mod fixture;
 mod flipped;
 mod hostile;
+mod instances;
 // The scenario generator, shared with `examples/scenarios` and `examples/accuracy`.
 #[path = "../../examples/scenarios/gen/mod.rs"]
 mod gen;

@@ -6,7 +6,8 @@
 //! `recovery` (within 60 s), `culprit` (the tenant the report blames, or none), `organic`,
 //! `required` (each required pattern at confidence >= 0.5), `forbidden` (no forbidden
 //! pattern at >= 0.5), `instances` (how many instances were affected, and that each one named
-//! is one of them by any of its names: pod, IP:port, IP, host, task), `timeline` (each truth
+//! is one of them by any of its names: pod, IP:port, IP, host, task, or a name the writers
+//! gave it, such as an ECS host name or EC2 id), `timeline` (each truth
 //! point matched by an entry of its kind within the tolerance), `quiet` (a quiet day: no
 //! finding at >= 0.5). A culprit the truth marks ambiguous is not checked.
 
@@ -276,6 +277,9 @@ fn instances(out: &mut Vec<Check>, truth: &Value, report: &Value) {
         ["pod", "addr", "ip", "host", "task_id"]
             .iter()
             .any(|k| i[*k].as_str() == Some(n))
+            || i["aliases"]
+                .as_array()
+                .is_some_and(|a| a.iter().any(|x| x.as_str() == Some(n)))
     };
     let strangers: Vec<&str> = named
         .iter()
@@ -358,6 +362,25 @@ mod tests {
         );
         assert_eq!(parse_time("1970-01-01T00:01:00Z"), Some(60));
         assert_eq!(parse_time("garbage"), None);
+    }
+
+    #[test]
+    fn an_instance_named_by_a_name_the_writers_gave_it_is_that_instance() {
+        let truth = json!({
+            "incident": true,
+            "instances": [{"pod": "api-1", "addr": "10.0.0.1:8080", "ip": "10.0.0.1", "host": "n1",
+                           "aliases": ["ip-10-0-0-1.eu-west-1.compute.internal"], "affected": true}],
+            "instances_affected": 1, "fleet_size": 1,
+        });
+        let report = json!({"incident": {"found": true},
+            "impact": {"instances_affected": ["ip-10-0-0-1.eu-west-1.compute.internal"], "instances_total": 1}});
+        let c = check_report(&truth, &report);
+        assert!(
+            c.iter()
+                .filter(|x| x.class == "instances")
+                .all(|x| x.passed),
+            "{c:?}"
+        );
     }
 
     #[test]

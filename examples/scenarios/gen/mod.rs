@@ -89,6 +89,15 @@ pub fn write(
             .collect();
         o.insert("files".into(), Value::Object(files));
         o.insert("analyze_args".into(), json!(written.analyze_args));
+        // The writers name instances in ways the world does not (an ECS
+        // task's host name, an EC2 id): an instance named so is that one.
+        if let Some(insts) = o.get_mut("instances").and_then(Value::as_array_mut) {
+            for (inst, names) in insts.iter_mut().zip(&written.aliases) {
+                if let Some(i) = inst.as_object_mut() {
+                    i.insert("aliases".into(), json!(names));
+                }
+            }
+        }
         o.insert("draw_attempts".into(), json!(g.attempts));
         if !g.truth.problems.is_empty() {
             o.insert("problems".into(), json!(g.truth.problems));

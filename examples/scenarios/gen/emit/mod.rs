@@ -93,6 +93,9 @@ pub struct Written {
     /// What a user would pass to `postmortem analyze` besides the inputs.
     pub analyze_args: Vec<String>,
     pub plan: Plan,
+    /// Per instance, the names the writers drew beside the world's (an ECS
+    /// task's host name, the EC2 instance id): the exports may name it so.
+    pub aliases: Vec<Vec<String>>,
 }
 
 pub fn write(
@@ -236,9 +239,15 @@ pub fn write(
         });
         analyze_args.extend(arg);
     }
+    let aliases = ctx
+        .ids
+        .iter()
+        .map(|i| vec![i.ecs_host.clone(), i.ec2_id.clone()])
+        .collect();
     Ok(Written {
         files: disk.written,
         analyze_args,
         plan,
+        aliases,
     })
 }
