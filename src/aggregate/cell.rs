@@ -21,6 +21,12 @@ pub struct Cell {
     pub busy_us: u64,
     /// The longest duration, microseconds.
     pub max_us: u64,
+    /// Timed requests that were served (status < 400): only those held a
+    /// connection or worker for their work; a request that timed out
+    /// waiting for one held nothing.
+    pub ok_timed: u32,
+    /// The shortest of their durations, microseconds (saturating).
+    pub ok_floor_us: u32,
     /// The earliest line that fell in this bucket.
     pub first: Origin,
 }
@@ -73,6 +79,15 @@ impl Cell {
             self.timed += 1;
             self.busy_us += us;
             self.max_us = self.max_us.max(us);
+            if h.ok {
+                let short = u32::try_from(us).unwrap_or(u32::MAX);
+                self.ok_floor_us = if self.ok_timed == 0 {
+                    short
+                } else {
+                    self.ok_floor_us.min(short)
+                };
+                self.ok_timed += 1;
+            }
         }
     }
 
@@ -94,6 +109,14 @@ impl Cell {
         self.timed += o.timed;
         self.busy_us += o.busy_us;
         self.max_us = self.max_us.max(o.max_us);
+        if o.ok_timed > 0 {
+            self.ok_floor_us = if self.ok_timed == 0 {
+                o.ok_floor_us
+            } else {
+                self.ok_floor_us.min(o.ok_floor_us)
+            };
+        }
+        self.ok_timed += o.ok_timed;
     }
 
     /// Busy time in milliseconds.

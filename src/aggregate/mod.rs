@@ -12,6 +12,7 @@
 //! ```
 
 mod cell;
+mod held;
 mod intern;
 pub mod paths;
 mod recent;
@@ -740,7 +741,18 @@ impl Aggregates {
             let _ = slot.set(table::dim_frame(cells, rows.len())?);
         }
         match slot.get() {
-            Some(df) => table::dim_stats(df, window, baseline, |id| self.names.name(id)),
+            Some(df) => {
+                let rows = &self.by_dim[dim as usize];
+                let w = held::held_ms(rows.iter(), window);
+                let b = held::held_ms(rows.iter(), baseline);
+                let get = |id: u32| {
+                    (
+                        w.get(&id).copied().unwrap_or(0.0),
+                        b.get(&id).copied().unwrap_or(0.0),
+                    )
+                };
+                table::dim_stats(df, window, baseline, |id| self.names.name(id), get)
+            }
             None => Ok(Vec::new()),
         }
     }

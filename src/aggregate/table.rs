@@ -47,6 +47,9 @@ pub struct DimStats {
     pub window_busy_ms: f64,
     pub baseline_requests: u64,
     pub baseline_busy_ms: f64,
+    /// What its served requests held beyond queueing ([`super::held`]).
+    pub window_held_ms: f64,
+    pub baseline_held_ms: f64,
     pub total_requests: u64,
 }
 
@@ -115,6 +118,8 @@ pub fn dim_stats<'n>(
     window: Span,
     baseline: Span,
     name: impl Fn(u32) -> &'n str,
+    // Held time in the window and in the baseline, by value id.
+    held: impl Fn(u32) -> (f64, f64),
 ) -> Result<Vec<DimStats>, AggregateError> {
     let err = |source| AggregateError {
         what: "dimension",
@@ -167,6 +172,8 @@ pub fn dim_stats<'n>(
     let mut stats: Vec<DimStats> = (0..ids.len())
         .map(|i| DimStats {
             value: name(ids[i]).to_string(),
+            window_held_ms: held(ids[i]).0,
+            baseline_held_ms: held(ids[i]).1,
             window_requests: w_req[i],
             window_failed: w_fail[i],
             window_busy_ms: w_busy[i] as f64 / 1000.0,
@@ -198,7 +205,7 @@ mod tests {
         let cells = vec![(2, 10, &a1), (2, 20, &a2), (1, 10, &b1)];
         let name = |id: u32| if id == 2 { "a" } else { "b" };
         let df = dim_frame(cells.into_iter(), 3).expect("frame");
-        let stats = dim_stats(&df, Span::new(15, 25), Span::new(0, 15), name).expect("table");
+        let stats = dim_stats(&df, Span::new(15, 25), Span::new(0, 15), name, |_| (0.0, 0.0)).expect("table");
         assert_eq!(stats.len(), 2);
         assert_eq!(stats[0].value, "a");
         assert_eq!(

@@ -30,6 +30,9 @@ pub struct AttributionRow {
     pub rate_ratio: f64,
     pub share_of_requests: f64,
     pub share_of_busy_time: f64,
+    /// Its share of the time served requests held the servers, queueing
+    /// shared by all left out (busy time when that is not known).
+    pub share_of_held_time: f64,
     pub share_of_errors: f64,
     /// Its share of requests and of busy time in the baseline.
     pub baseline_share_of_requests: f64,
@@ -139,6 +142,14 @@ pub fn build(
     let total_b: u64 = stats.iter().map(|s| s.baseline_requests).sum();
     let busy_w: f64 = stats.iter().map(|s| s.window_busy_ms).sum();
     let busy_b: f64 = stats.iter().map(|s| s.baseline_busy_ms).sum();
+    // What ran out is judged on held time: durations of served requests
+    // less the queueing every request of their second shared. While a pool
+    // is exhausted, every request's duration grows by the wait, so busy
+    // time spreads the blame over everyone waiting behind the one client
+    // that holds the connections.
+    let held_w: f64 = stats.iter().map(|s| s.window_held_ms).sum();
+    let held_b: f64 = stats.iter().map(|s| s.baseline_held_ms).sum();
+    let held_known = held_w > 0.0 && held_b > 0.0;
     let failed_w: u64 = stats.iter().map(|s| s.window_failed).sum();
     let timed = busy_w > 0.0 && busy_b > 0.0;
     let mut rows: Vec<AttributionRow> = stats
@@ -168,6 +179,11 @@ pub fn build(
                 rate_ratio: ratio,
                 share_of_requests: share_req,
                 share_of_busy_time: share_busy,
+                share_of_held_time: if held_known {
+                    frac(s.window_held_ms, held_w)
+                } else {
+                    share_busy
+                },
                 share_of_errors: frac(s.window_failed as f64, failed_w as f64),
                 baseline_share_of_requests: base_req,
                 baseline_share_of_busy_time: base_busy,
@@ -182,7 +198,9 @@ pub fn build(
                     0.0
                 },
                 share_of_excess: 0.0,
-                share_shift: if timed {
+                share_shift: if timed && held_known {
+                    frac(s.window_held_ms, held_w) - frac(s.baseline_held_ms, held_b)
+                } else if timed {
                     share_busy - base_busy
                 } else {
                     share_req - base_req
@@ -197,7 +215,7 @@ pub fn build(
         // Blame orders the table: how far its share of what ran out rose,
         // then who explains the extra requests, then who holds most now.
         let held = if timed {
-            r.share_of_busy_time
+            r.share_of_held_time
         } else {
             r.share_of_requests
         };
@@ -211,7 +229,7 @@ pub fn build(
     });
     let culprit = rows.first().is_some_and(|r| {
         let held = if timed {
-            r.share_of_busy_time
+            r.share_of_held_time
         } else {
             r.share_of_requests
         };
@@ -263,8 +281,26 @@ mod tests {
             window_busy_ms: w as f64 * ms_w,
             baseline_requests: b,
             baseline_busy_ms: b as f64 * ms_b,
+            // No queueing: all of a duration is work.
+            window_held_ms: w as f64 * ms_w,
+            baseline_held_ms: b as f64 * ms_b,
             total_requests: w + b,
         }
+    }
+
+    #[test]
+    fn the_client_holding_the_pool_is_blamed_though_everyone_waited() {
+        // Everyone's requests waited about 8 s for a connection in the
+        // window; only `hog`'s then held one, for 5 s each. By busy time
+        // it has 17% of the whole; by what it held, nearly all of it.
+        let mut hog = stat("hog", 200, 1500, 13_000.0, 50.0);
+        hog.window_held_ms = 200.0 * 5_000.0;
+        let mut rest = stat("everyone-else", 1000, 10_000, 8_000.0, 50.0);
+        rest.window_held_ms = 1000.0 * 10.0;
+        let a = attribute(&[hog, rest]);
+        assert!(a.rows[0].share_of_busy_time < 0.3);
+        assert_eq!(a.rows[0].value, "hog");
+        assert!(a.culprit, "{:?}", a.rows[0]);
     }
 
     /// 100 s window, 1000 s baseline.

@@ -332,8 +332,12 @@ fn span_text(secs: i64) -> String {
     }
 }
 
-/// How long before the window an instance still counts as part of the fleet.
-const FLEET_LOOKBACK_S: i64 = 300;
+/// How long before the window an instance that restarted, failed its
+/// probes or logged its start still counts as part of the fleet (one that
+/// went down just before the symptoms is the incident's). By its traffic an
+/// instance counts only when it served in the window: pods a deploy
+/// replaced minutes before are no longer the fleet.
+const FLEET_LOOKBACK_S: i64 = 60;
 
 /// Instances seen doing something from a little before the window to its
 /// end: serving requests, answering health checks, logging, reporting pool
@@ -348,12 +352,12 @@ fn fleet(
     let near = Span::new(window.start - FLEET_LOOKBACK_S, window.end);
     let (lo, hi) = (near.start * 1000, near.end * 1000);
     let mut out = std::collections::BTreeSet::new();
-    for s in agg.dim_stats(Dim::Instance, near, baseline)? {
+    for s in agg.dim_stats(Dim::Instance, window, baseline)? {
         if s.window_requests > 0 {
             out.insert(a.ids.canonical(&s.value));
         }
     }
-    for (inst, cells) in health_by_instance(agg, near, &a.ids) {
+    for (inst, cells) in health_by_instance(agg, window, &a.ids) {
         if inst != "(unknown)" && cells.iter().any(|c| c.requests > 0) {
             out.insert(inst);
         }

@@ -7,8 +7,10 @@
 //! does (seeds 003, 002).
 //!
 //! The subject is a tenant (with its integration), an integration, or an
-//! endpoint (route) whose share of the servers' busy time in the incident is
-//! at least a third and at least twice its share of the requests: its
+//! endpoint (route) whose share of the servers' held time in the incident
+//! (durations of served requests less the queueing all requests of their
+//! second shared: a request waiting for a connection holds none) is at
+//! least a third and at least twice its share of the requests: its
 //! requests take twice as long as everyone else's on average, and it holds
 //! the servers more than anyone. Where it held them this way before the
 //! incident too, it is a standing cost rather than what changed, and the
@@ -44,26 +46,31 @@ struct Hog {
     was: bool,
 }
 
+/// Each value's share of the time served requests held the servers (their
+/// durations less the wait every request of their second shared: while a
+/// pool is exhausted everyone's durations grow by the queue, and only the
+/// work itself is what the hog held), its share of the requests, and
+/// whether it held this much before.
 fn shares(stats: &[DimStats]) -> Vec<(&DimStats, f64, f64, bool)> {
-    let (busy_w, req_w): (f64, f64) = stats.iter().fold((0.0, 0.0), |(b, r), s| {
-        (b + s.window_busy_ms, r + s.window_requests as f64)
+    let (held_w, req_w): (f64, f64) = stats.iter().fold((0.0, 0.0), |(b, r), s| {
+        (b + s.window_held_ms, r + s.window_requests as f64)
     });
-    let (busy_b, req_b): (f64, f64) = stats.iter().fold((0.0, 0.0), |(b, r), s| {
-        (b + s.baseline_busy_ms, r + s.baseline_requests as f64)
+    let (held_b, req_b): (f64, f64) = stats.iter().fold((0.0, 0.0), |(b, r), s| {
+        (b + s.baseline_held_ms, r + s.baseline_requests as f64)
     });
-    if busy_w <= 0.0 || req_w <= 0.0 {
+    if held_w <= 0.0 || req_w <= 0.0 {
         return Vec::new();
     }
     stats
         .iter()
         .map(|s| {
-            let busy = s.window_busy_ms / busy_w;
+            let held = s.window_held_ms / held_w;
             let req = s.window_requests as f64 / req_w;
-            let was = busy_b > 0.0
+            let was = held_b > 0.0
                 && req_b > 0.0
-                && s.baseline_busy_ms / busy_b >= HOG_FACTOR * (s.baseline_requests as f64 / req_b)
-                && s.baseline_busy_ms / busy_b >= MIN_BUSY_SHARE;
-            (s, busy, req, was)
+                && s.baseline_held_ms / held_b >= HOG_FACTOR * (s.baseline_requests as f64 / req_b)
+                && s.baseline_held_ms / held_b >= MIN_BUSY_SHARE;
+            (s, held, req, was)
         })
         .collect()
 }
@@ -143,7 +150,7 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
     };
     let mut evidence = vec![Evidence::new(
         format!(
-            "{}: {:.0}% of the servers' busy time (sum of request durations) in the window, from {:.1}% of the requests ({factor:.1}x its share)",
+            "{}: {:.0}% of the time served requests held the servers in the window (their durations less the queueing every request shared), from {:.1}% of the requests ({factor:.1}x its share)",
             hog.label,
             hog.busy * 100.0,
             hog.requests * 100.0
@@ -163,7 +170,7 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
     sink.push(Finding {
         pattern: ID,
         title: format!(
-            "{} held the servers with slow requests: {:.0}% of busy time from {:.1}% of requests",
+            "{} held the servers with slow requests: {:.0}% of the time they were held, from {:.1}% of requests",
             hog.label,
             hog.busy * 100.0,
             hog.requests * 100.0
