@@ -27,4 +27,5 @@ mod patterns;
 mod properties;
 mod samples;
 mod scenarios;
+mod templates;
 mod timeless;
