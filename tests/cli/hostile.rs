@@ -637,3 +637,17 @@ fn a_postgres_prefix_with_invalid_utf8_before_a_key() {
         );
     }
 }
+
+/// The first input the `detect` fuzz target stopped on (a corpus seed):
+/// a two-line CSV with a CRLF header and multi-byte UTF-8. The target's own
+/// check was wrong (detection leaves the generic reader's score out when a
+/// specific format wins), the binary was not: exit 0 or 1, no panic.
+#[test]
+fn a_csv_of_two_lines_with_wide_characters() {
+    let d = dir("fuzz-detect-csv");
+    let bytes: &[u8] = b"\"time\",\"name\",\"value\"\r\n100,\xc3\x85\xc3\xa4\xc3\xb6\xe4\xb8\xad\xe6\x96\x87\xd8\xa7\xd9\x84\xd8\xb9\xd8\xb1\xd8\xa8\xd9\x8a\xd8\xa9,1";
+    let p = write(&d, "metrics.csv", bytes);
+    let (code, _, err) = run(&["analyze", "--json", &p]);
+    no_panic(&err);
+    assert!(code == 0 || code == 1, "{code}: {err}");
+}
