@@ -188,9 +188,12 @@ pub fn infer(line: &str) -> Option<String> {
 /// `user` of `..,user=` (or `user = `), when the text before a value ends so.
 fn key_before(before: &str) -> Option<&str> {
     let b = before.trim_end().strip_suffix('=')?.trim_end();
+    // Past the last character that is not a key's, whatever its width.
     let start = b
-        .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-        .map_or(0, |i| i + 1);
+        .char_indices()
+        .rev()
+        .find(|&(_, c)| !(c.is_ascii_alphanumeric() || c == '_'))
+        .map_or(0, |(i, c)| i + c.len_utf8());
     let key = &b[start..];
     (!key.is_empty()).then_some(key)
 }
@@ -235,6 +238,18 @@ fn is_address(v: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Found by the `pipeline` fuzz target: a key after a character wider
+    /// than a byte (invalid UTF-8 read lossily) was sliced inside it.
+    #[test]
+    fn a_key_after_a_wide_character_is_read_whole() {
+        let line = String::from_utf8_lossy(
+            b"2024-06-07 10:32:02 UTC [66057]: user=relation_id_6,db=maas\xfe\xff\xff\xffpp=[unknown],client=10.1.160.44,line=1 FATAL:  remaining connection slots are reserved for non-replication superuser connections",
+        );
+        let _ = infer(&line);
+        assert_eq!(key_before("db=maas\u{FFFD}pp="), Some("pp"));
+        assert_eq!(key_before("\u{e9}user = "), Some("user"));
+    }
 
     #[test]
     fn prefixes_are_inferred_from_a_line() {

@@ -127,9 +127,10 @@ pub fn open_each(paths: &[PathBuf]) -> Result<Vec<Result<Input, ReadError>>, Rea
         };
         if meta.is_dir() {
             let mut files = Vec::new();
-            walk(path, &mut files)?;
+            let mut unreadable = Vec::new();
+            walk(path, &mut files, &mut unreadable)?;
             files.sort();
-            if files.is_empty() {
+            if files.is_empty() && unreadable.is_empty() {
                 return Err(ReadError::Empty {
                     what: format!("directory {} holds no files", path.display()),
                 });
@@ -140,6 +141,9 @@ pub fn open_each(paths: &[PathBuf]) -> Result<Vec<Result<Input, ReadError>>, Rea
                     input
                 }));
             }
+            // A (sub)directory that cannot be listed is an input that
+            // cannot be read: listed with why, the others analysed.
+            inputs.extend(unreadable.into_iter().map(Err));
         } else {
             inputs.push(open_file(path));
         }
@@ -162,11 +166,23 @@ fn open_file(path: &Path) -> Result<Input, ReadError> {
     Ok(input)
 }
 
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), ReadError> {
-    let entries = fs::read_dir(dir).map_err(|e| ReadError::Open {
-        path: dir.display().to_string(),
-        message: e.to_string(),
-    })?;
+/// The files under `dir`, recursively; a directory that cannot be listed
+/// goes to `unreadable` with why.
+fn walk(
+    dir: &Path,
+    out: &mut Vec<PathBuf>,
+    unreadable: &mut Vec<ReadError>,
+) -> Result<(), ReadError> {
+    let entries = match fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) => {
+            unreadable.push(ReadError::Open {
+                path: dir.display().to_string(),
+                message: e.to_string(),
+            });
+            return Ok(());
+        }
+    };
     for entry in entries {
         let entry = entry.map_err(|e| ReadError::Io {
             path: dir.display().to_string(),
@@ -179,7 +195,7 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), ReadError> {
             continue;
         }
         if path.is_dir() {
-            walk(&path, out)?;
+            walk(&path, out, unreadable)?;
         } else if path.is_file() {
             out.push(path);
         }

@@ -185,9 +185,48 @@ fn a_missing_file_among_several_is_listed_and_the_others_are_analysed() {
     ));
 }
 
-/// chmod 000 in a directory: listed as unreadable, the rest analysed.
-/// Root reads any file whatever its mode, so there the case cannot be
-/// made: the test says so and checks nothing rather than pass falsely.
+/// Run the binary as a user who cannot read `probe` (mode 000): this one,
+/// or, as root (CI), which reads any file whatever its mode, `nobody`
+/// through util-linux's `setpriv`.
+fn run_unprivileged(probe: &Path, args: &[&str]) -> (i32, String, String) {
+    if fs::File::open(probe).is_err() {
+        return run(args);
+    }
+    let out = std::process::Command::new("setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+        .arg(env!("CARGO_BIN_EXE_postmortem"))
+        .args(args)
+        .current_dir(super::fixture::root())
+        .env("TZ", "America/New_York")
+        .env_remove("RUST_BACKTRACE")
+        .output()
+        .expect("setpriv runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// `analyze --json DIR` where `unreadable` (mode 000) is in DIR: exit 0,
+/// the readable access log analysed, the other listed with why.
+fn check_unreadable_in(d: &Path, unreadable: &str) {
+    let path = d.to_str().expect("utf-8 path");
+    let (code, out, err) = run_unprivileged(Path::new(unreadable), &["analyze", "--json", path]);
+    no_panic(&err);
+    assert_eq!(code, 0, "{err}");
+    let r: Value = serde_json::from_str(&out).expect("json report");
+    assert_eq!(r["inputs"][0]["parsed"], 40);
+    assert_eq!(r["inputs"][1]["format"], "unreadable");
+    assert!(
+        warnings(&r).contains(&format!(
+            "{unreadable}: could not be read (Permission denied (os error 13)); the other inputs are analysed without it"
+        )),
+        "{:#?}",
+        warnings(&r)
+    );
+}
+
 #[test]
 fn a_directory_with_an_unreadable_file() {
     use std::os::unix::fs::PermissionsExt;
@@ -195,15 +234,22 @@ fn a_directory_with_an_unreadable_file() {
     write(&d, "access.log", access_log(40).as_bytes());
     let secret = write(&d, "secret.log", access_log(5).as_bytes());
     fs::set_permissions(&secret, fs::Permissions::from_mode(0o000)).expect("chmod");
-    if fs::File::open(&secret).is_ok() {
-        eprintln!("skipped: this user reads files of mode 000 (root); the unreadable case cannot be made here");
-        return;
-    }
-    let r = report(&[d.to_str().expect("utf-8 path")]);
-    assert_eq!(r["inputs"][0]["parsed"], 40);
-    assert!(warnings(&r).contains(&format!(
-        "{secret}: could not be read (Permission denied (os error 13)); the other inputs are analysed without it"
-    )));
+    check_unreadable_in(&d, &secret);
+}
+
+/// A subdirectory that cannot be listed used to end the whole run with
+/// exit 1; it is one unreadable input like a file.
+#[test]
+fn a_directory_with_an_unreadable_subdirectory() {
+    use std::os::unix::fs::PermissionsExt;
+    let d = dir("chmod-dir");
+    write(&d, "access.log", access_log(40).as_bytes());
+    let sub = d.join("zz-rotated");
+    fs::create_dir(&sub).expect("mkdir");
+    write(&sub, "old.log", access_log(5).as_bytes());
+    fs::set_permissions(&sub, fs::Permissions::from_mode(0o000)).expect("chmod");
+    check_unreadable_in(&d, &sub.display().to_string());
+    fs::set_permissions(&sub, fs::Permissions::from_mode(0o755)).expect("chmod back");
 }
 
 #[test]
@@ -561,4 +607,47 @@ fn a_csv_cut_mid_row_is_not_half_read() {
         "{p}: the input is cut at byte {cut_at} ({cut_at} bytes of text, after line 4): the input ends inside a quoted CSV field; the lines before the cut are analysed"
     );
     assert!(warnings(&r).contains(&want), "{want}\n{:#?}", warnings(&r));
+}
+
+/// Found by the `pipeline` fuzz target (its crash input, as it was): a
+/// PostgreSQL line whose prefix held invalid UTF-8 before a `key=` made the
+/// prefix inference slice inside the replacement character and panic.
+#[test]
+fn a_postgres_prefix_with_invalid_utf8_before_a_key() {
+    let d = dir("fuzz-pg-prefix");
+    let bytes: &[u8] = b"2020-10-14 04:24:09.501 UTC [9992] analysis@merged-watchdog FATAL:  remaining connection slots are reserved for non-replication superuser connections\n\
+      2020-10-14 04:24:09.577 UTC [9997] analysis@merged-watchdog FATAL:  sorry, too many clients already\n\
+      2020-10-14 04:24:09.581 UTC [9996] analysis@merged-watchdog FATAL:  remaining connection slots are reserved for non-replication superuser connections\n\
+      2016-12-20 11:14:09 CST [25667-1] mqtt@test_mq\x01\x00\x00\x00\x00\x00\x00\x00tt FATAL:  remaining connection slots are reserved for non-replication superuser connections\n\
+      2024-06-07 10:32:02 UTC [66057]: user=relation_id_6,db=maas\xfe\xff\xff\xffpp=[unknown],client=10.1.160.44,line=1 FATAL:  remaining connection slots are reserved for non-replication superuser connections\n\
+      2024-06-07 10:32:02 UTC [66058]: user=relation_id_6,db=maasdb,app=[unknown],client=10.1.126.242,line=1 FATAL:  remaining connection slots are reserved for non-replication superuser connections\n\
+      [2026-02-03 17:17:48 -0500] [139] [WARNING] error connecting in 'pool-1': connection failed: connection to server at \"172.28.0.2\", port 5432 failed: FATAL:  remaining connection slots are reserved for non-replication superuser connections\x7f\x02\x00\x00ROR] com.zaxxer.hikari.HikariPool - Maximum connection creation retries exceeded: FATAL: remaining connection slots are reserved for non-replication superuser connections\n\
+      ";
+    let p = write(&d, "postgres.log", bytes);
+    let (code, out, err) = run(&["analyze", "--json", &p]);
+    no_panic(&err);
+    assert!(code == 0 || code == 1, "{code}: {err}");
+    if code == 0 {
+        let r: Value = serde_json::from_str(&out).expect("json report");
+        let i = &r["inputs"][0];
+        assert_eq!(
+            i["lines"].as_u64(),
+            Some(i["parsed"].as_u64().unwrap_or(0) + i["skipped"].as_u64().unwrap_or(0)),
+            "accounting: {i}"
+        );
+    }
+}
+
+/// The first input the `detect` fuzz target stopped on (a corpus seed):
+/// a two-line CSV with a CRLF header and multi-byte UTF-8. The target's own
+/// check was wrong (detection leaves the generic reader's score out when a
+/// specific format wins), the binary was not: exit 0 or 1, no panic.
+#[test]
+fn a_csv_of_two_lines_with_wide_characters() {
+    let d = dir("fuzz-detect-csv");
+    let bytes: &[u8] = b"\"time\",\"name\",\"value\"\r\n100,\xc3\x85\xc3\xa4\xc3\xb6\xe4\xb8\xad\xe6\x96\x87\xd8\xa7\xd9\x84\xd8\xb9\xd8\xb1\xd8\xa8\xd9\x8a\xd8\xa9,1";
+    let p = write(&d, "metrics.csv", bytes);
+    let (code, _, err) = run(&["analyze", "--json", &p]);
+    no_panic(&err);
+    assert!(code == 0 || code == 1, "{code}: {err}");
 }
