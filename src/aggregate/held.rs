@@ -28,7 +28,10 @@ pub fn held_ms<'a>(
     let mut floors: HashMap<u32, Vec<(u32, u32)>> = HashMap::new();
     for (id, s, c) in cells {
         if c.ok_timed > 0 && span.contains(s) {
-            floors.entry(id).or_default().push((c.ok_floor_us, c.ok_timed));
+            floors
+                .entry(id)
+                .or_default()
+                .push((c.ok_floor_us, c.ok_timed));
         }
     }
     floors

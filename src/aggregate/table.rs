@@ -205,7 +205,10 @@ mod tests {
         let cells = vec![(2, 10, &a1), (2, 20, &a2), (1, 10, &b1)];
         let name = |id: u32| if id == 2 { "a" } else { "b" };
         let df = dim_frame(cells.into_iter(), 3).expect("frame");
-        let stats = dim_stats(&df, Span::new(15, 25), Span::new(0, 15), name, |_| (0.0, 0.0)).expect("table");
+        let stats = dim_stats(&df, Span::new(15, 25), Span::new(0, 15), name, |_| {
+            (0.0, 0.0)
+        })
+        .expect("table");
         assert_eq!(stats.len(), 2);
         assert_eq!(stats[0].value, "a");
         assert_eq!(

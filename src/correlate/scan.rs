@@ -191,6 +191,8 @@ mod tests {
             timed: requests,
             busy_us: (f64::from(requests) * mean_ms * 1000.0) as u64,
             max_us: (mean_ms * 1000.0) as u64,
+            ok_timed: requests - failed,
+            ok_floor_us: (mean_ms * 1000.0) as u32,
             first: Default::default(),
         }
     }
