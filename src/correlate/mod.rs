@@ -18,6 +18,7 @@ mod onset;
 mod pool;
 pub mod scaling;
 pub mod scan;
+mod split;
 pub mod stats;
 pub mod timeline;
 mod versions;
@@ -678,7 +679,9 @@ fn no_success_flags(totals: &[Cell], ok_rate: f64) -> Vec<bool> {
         .enumerate()
         .map(|(i, c)| c.ok == 0 && covered.contains(&i))
         .collect();
-    let gaps = runs(&zero, 1);
+    // Strict runs: one served request ends a gap (merging across it would
+    // call a trickle of successes "nothing served").
+    let gaps = runs(&zero, 0);
     // Every gap between two successes is a chance for a long one by luck:
     // at one success a second, some 14 s gap turns up in a day. The bar is
     // set so that all the gaps together expect less than 1% of one such
@@ -713,7 +716,7 @@ fn outages(totals: &[Cell], span: Span, window: Span, ok_rate: f64) -> Vec<Span>
         .enumerate()
         .map(|(i, f)| f && w.contains(&i))
         .collect();
-    runs(&flags, 1)
+    runs(&flags, 0)
         .into_iter()
         .map(|(s, e)| Span::new(span.start + s as i64, span.start + e as i64))
         .collect()
@@ -722,4 +725,43 @@ fn outages(totals: &[Cell], span: Span, window: Span, ok_rate: f64) -> Vec<Span>
 /// Milliseconds to whole seconds.
 pub fn secs(ms: Millis) -> i64 {
     ms.div_euclid(1000)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn served(per_s: &[u32]) -> Vec<Cell> {
+        per_s
+            .iter()
+            .map(|&n| Cell {
+                requests: n,
+                done: n,
+                ok: n,
+                ..Cell::default()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_trickle_of_successes_is_no_outage() {
+        // One success every four seconds for an hour: every gap is 3 s long,
+        // which at 0.25/s is what a quiet hour looks like.
+        let per_s: Vec<u32> = (0..3600).map(|i| u32::from(i % 4 == 0)).collect();
+        let flags = no_success_flags(&served(&per_s), 0.25);
+        assert!(flags.iter().all(|f| !f));
+    }
+
+    #[test]
+    fn a_hole_in_steady_traffic_is_one() {
+        // Two a second, then two minutes with none, then two a second again.
+        let per_s: Vec<u32> = (0..3600)
+            .map(|i| if (1800..1920).contains(&i) { 0 } else { 2 })
+            .collect();
+        let flags = no_success_flags(&served(&per_s), 2.0);
+        let hit: Vec<usize> = (0..3600).filter(|&i| flags[i]).collect();
+        assert_eq!(hit.first(), Some(&1800));
+        assert_eq!(hit.last(), Some(&1919));
+        assert_eq!(hit.len(), 120);
+    }
 }

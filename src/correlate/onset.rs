@@ -7,6 +7,7 @@
 
 use crate::aggregate::{Cell, Span};
 
+use super::split::{self, Step};
 use super::stats::{forward_sums, mad, median, poisson_exceeds};
 
 /// Seconds a window sums over: long enough to steady a rate, short enough
@@ -117,17 +118,64 @@ pub fn share_flags(failed: &[f64], done: &[f64], share: f64) -> Vec<bool> {
     excess_flags(failed, &expected)
 }
 
-/// Seconds whose mean latency (over a forward window) is far above the
-/// baseline's: six robust standard deviations and at least double.
+/// Timed requests a latency window holds at least (it grows past
+/// [`WINDOW`] seconds until it does, up to [`LATENCY_WINDOW_MAX`]): the mean
+/// of a handful of requests is one slow report endpoint away from double
+/// the median, so at a request every few seconds five seconds say nothing.
+/// Twenty requests bring a mean's noise to under a quarter of the spread of
+/// single durations (1/sqrt(20)).
+pub const LATENCY_MIN_TIMED: f64 = 20.0;
+/// The longest a latency window grows, seconds.
+pub const LATENCY_WINDOW_MAX: usize = 300;
+
+/// Each second's forward window for latency: `[i, end[i])`, at least
+/// [`WINDOW`] seconds and [`LATENCY_MIN_TIMED`] timed requests where
+/// [`LATENCY_WINDOW_MAX`] allows.
+fn latency_windows(timed: &[f64]) -> Vec<usize> {
+    let n = timed.len();
+    let mut prefix = Vec::with_capacity(n + 1);
+    prefix.push(0.0);
+    for t in timed {
+        prefix.push(prefix[prefix.len() - 1] + t);
+    }
+    let mut end = 0;
+    (0..n)
+        .map(|i| {
+            end = end.max((i + WINDOW).min(n));
+            while end < n.min(i + LATENCY_WINDOW_MAX) && prefix[end] - prefix[i] < LATENCY_MIN_TIMED
+            {
+                end += 1;
+            }
+            // The end never moves back: a later window starts later.
+            end.min(n.min(i + LATENCY_WINDOW_MAX)).max(i + 1)
+        })
+        .collect()
+}
+
+/// Seconds whose mean latency (over a forward window holding enough
+/// requests) is far above the baseline's: six robust standard deviations
+/// and at least double.
 pub fn latency_flags(cells: &[Cell], baseline: std::ops::Range<usize>) -> Vec<bool> {
     let n = cells.len();
     let busy: Vec<f64> = cells.iter().map(Cell::busy_ms).collect();
     let timed: Vec<f64> = cells.iter().map(|c| f64::from(c.timed)).collect();
-    let (bs, ts) = (forward_sums(&busy, WINDOW), forward_sums(&timed, WINDOW));
+    let ends = latency_windows(&timed);
+    let (mut pb, mut pt) = (vec![0.0; n + 1], vec![0.0; n + 1]);
+    for i in 0..n {
+        pb[i + 1] = pb[i] + busy[i];
+        pt[i + 1] = pt[i] + timed[i];
+    }
     let means: Vec<f64> = (0..n)
-        .map(|i| if ts[i] > 0.0 { bs[i] / ts[i] } else { f64::NAN })
+        .map(|i| {
+            let t = pt[ends[i]] - pt[i];
+            if t > 0.0 {
+                (pb[ends[i]] - pb[i]) / t
+            } else {
+                f64::NAN
+            }
+        })
         .collect();
-    let base: Vec<f64> = means[baseline.start..baseline.end.min(n)].to_vec();
+    let base: Vec<f64> = means[baseline.start.min(n)..baseline.end.min(n)].to_vec();
     let med = median(&base);
     if med <= 0.0 {
         return vec![false; n];
@@ -135,13 +183,18 @@ pub fn latency_flags(cells: &[Cell], baseline: std::ops::Range<usize>) -> Vec<bo
     let spread = mad(&base, med);
     let threshold = (med + 6.0 * spread).max(2.0 * med);
     let mut flags = vec![false; n];
+    // Seconds already judged: windows only move forward, so each second is
+    // looked at once.
+    let mut judged = 0;
     for (i, mean) in means.iter().enumerate() {
         if *mean > threshold {
-            for (j, f) in flags.iter_mut().enumerate().skip(i).take(WINDOW) {
-                if cells[j].mean_ms().is_some_and(|m| m > threshold) {
+            let from = judged.max(i);
+            for (f, c) in flags[from..ends[i]].iter_mut().zip(&cells[from..ends[i]]) {
+                if c.mean_ms().is_some_and(|m| m > threshold) {
                     *f = true;
                 }
             }
+            judged = judged.max(ends[i]);
         }
     }
     // Hysteresis: a slowdown that crossed the high threshold began, and
@@ -156,13 +209,73 @@ pub fn latency_flags(cells: &[Cell], baseline: std::ops::Range<usize>) -> Vec<bo
         .iter()
         .map(|m| (!m.is_nan()).then_some(*m > weak))
         .collect();
-    extend(&mut flags, &above);
+    // The same windows, ending at each second instead of starting there:
+    // second i's is [starts[i], i + 1).
+    let rev: Vec<f64> = timed.iter().rev().copied().collect();
+    let mut starts: Vec<usize> = latency_windows(&rev).into_iter().map(|e| n - e).collect();
+    starts.reverse();
+    let back: Vec<Option<bool>> = (0..n)
+        .map(|i| {
+            let t = pt[i + 1] - pt[starts[i]];
+            (t > 0.0).then(|| (pb[i + 1] - pb[starts[i]]) / t > weak)
+        })
+        .collect();
+    extend(&mut flags, &back, &above);
+    refine_edges(&mut flags, &pb, &pt, &ends, &starts);
     flags
 }
 
-/// Grow every run of flags backwards and forwards through seconds that are
-/// `Some(true)`; seconds with no data (`None`) are crossed, `Some(false)` stops.
-pub fn extend(flags: &mut [bool], above: &[Option<bool>]) {
+/// Where windows had to grow past [`WINDOW`] seconds to hold enough
+/// requests, a run found on them is only placed to within a window: each
+/// edge is moved to where the mean steps (up at the start, down at the
+/// end) within a window's length either side of it.
+fn refine_edges(flags: &mut [bool], pb: &[f64], pt: &[f64], ends: &[usize], starts: &[usize]) {
+    let n = flags.len();
+    let runs = |f: &[bool]| -> Vec<(usize, usize)> {
+        let mut out: Vec<(usize, usize)> = Vec::new();
+        for i in (0..n).filter(|&i| f[i]) {
+            match out.last_mut() {
+                Some(r) if r.1 == i => r.1 = i + 1,
+                _ => out.push((i, i + 1)),
+            }
+        }
+        out
+    };
+    for (s, e) in runs(flags) {
+        let len = ends[s] - s;
+        if len <= WINDOW {
+            continue;
+        }
+        let (a, b) = (s.saturating_sub(len), (s + len).min(n));
+        if let Some(p) = split::best_split(pb, pt, a, b, Step::Up) {
+            let p = p.min(e);
+            flags[s.min(p)..s.max(p)]
+                .iter_mut()
+                .for_each(|f| *f = p < s);
+        }
+    }
+    for (s, e) in runs(flags) {
+        let last = e - 1;
+        let len = last + 1 - starts[last];
+        if len <= WINDOW {
+            continue;
+        }
+        let (a, b) = ((last + 1).saturating_sub(len), (last + 1 + len).min(n));
+        if let Some(p) = split::best_split(pb, pt, a, b, Step::Down) {
+            let p = p.max(s);
+            flags[e.min(p)..e.max(p)]
+                .iter_mut()
+                .for_each(|f| *f = p > e);
+        }
+    }
+}
+
+/// Grow every run of flags backwards through seconds that are `Some(true)`
+/// in `back`, and forwards through those in `above`; seconds with no data
+/// (`None`) are crossed, `Some(false)` stops. (Backwards is judged on
+/// windows that end at the second, so that a window reaching into the run
+/// does not carry it back before its start.)
+pub fn extend(flags: &mut [bool], back: &[Option<bool>], above: &[Option<bool>]) {
     let n = flags.len();
     let starts: Vec<usize> = (0..n)
         .filter(|&i| flags[i] && (i == 0 || !flags[i - 1]))
@@ -175,7 +288,7 @@ pub fn extend(flags: &mut [bool], above: &[Option<bool>]) {
         let mut first = s;
         while i > 0 {
             i -= 1;
-            match above[i] {
+            match back[i] {
                 Some(true) => first = i,
                 Some(false) => break,
                 None => {}
@@ -282,6 +395,55 @@ mod tests {
         }
     }
 
+    fn timed(ms: u64) -> Cell {
+        Cell {
+            requests: 1,
+            done: 1,
+            ok: 1,
+            timed: 1,
+            busy_us: ms * 1000,
+            max_us: ms * 1000,
+            ..Cell::default()
+        }
+    }
+
+    /// A deterministic mix of fast reads and slow reports (1 in 6 takes
+    /// 400 ms, the rest 40 ms), at one request every `every` seconds.
+    fn traffic(n: usize, every: usize, slow: impl Fn(usize) -> bool) -> Vec<Cell> {
+        (0..n)
+            .map(|i| {
+                if i % every != 0 {
+                    Cell::default()
+                } else if slow(i) || (i / every) % 6 == 0 {
+                    timed(400)
+                } else {
+                    timed(40)
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_slow_report_in_a_quiet_hour_is_no_slowdown() {
+        // Busy baseline (a request a second), then a quiet hour (one every
+        // four seconds) of the same mix: a window of a few seconds there
+        // holds one request, a slow one half the time.
+        let mut cells = traffic(3600, 1, |_| false);
+        cells.extend(traffic(3600, 4, |_| false));
+        let f = latency_flags(&cells, 0..3600);
+        assert_eq!(f.iter().filter(|x| **x).count(), 0);
+    }
+
+    #[test]
+    fn a_real_slowdown_in_a_quiet_hour_is_found_to_the_second() {
+        let mut cells = traffic(3600, 1, |_| false);
+        cells.extend(traffic(3600, 4, |i| (2000..2600).contains(&i)));
+        let f = latency_flags(&cells, 0..3600);
+        // Windows here span 80 s; the edges are still placed to the second.
+        assert_eq!(f.iter().position(|x| *x), Some(3600 + 2000));
+        assert_eq!(f.iter().rposition(|x| *x), Some(3600 + 2599));
+    }
+
     #[test]
     fn a_cause_running_into_symptoms_moves_the_onset_back() {
         let span = Span::new(1000, 1600);
@@ -343,7 +505,7 @@ mod tests {
             Some(false),
             Some(true),
         ];
-        extend(&mut flags, &above);
+        extend(&mut flags, &above, &above);
         assert_eq!(
             flags,
             vec![false, true, true, true, true, true, false, false]

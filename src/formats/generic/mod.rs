@@ -60,6 +60,14 @@ pub struct GenericSpec {
     pub strip: Vec<String>,
 }
 
+/// What [`Generic::read_object`] finds in a JSON object line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ObjectFields {
+    pub level: Option<String>,
+    pub message: String,
+    pub instance: Option<String>,
+}
+
 /// The compiled reader.
 #[derive(Debug)]
 pub struct Generic {
@@ -130,6 +138,36 @@ impl Generic {
             Some(re) if self.decorated(line) => re.replace_all(line, ""),
             _ => Cow::Borrowed(line),
         }
+    }
+
+    /// A line that is one JSON object and nothing else (a JSON logger's
+    /// record inside an envelope that gave its time): its level, message and
+    /// instance from the keys the reader knows, or `None` when it is not
+    /// such an object or names no message. Lets a record be grouped by what
+    /// it says rather than by its whole text.
+    pub fn read_object(&self, line: &str) -> Option<ObjectFields> {
+        let t = line.trim();
+        if !t.starts_with('{') {
+            return None;
+        }
+        let (before, pairs) = harvest::trailing_json(t)?;
+        if !before.is_empty() {
+            return None;
+        }
+        let pair = |keys: &[String]| {
+            keys.iter().find_map(|k| {
+                pairs
+                    .iter()
+                    .find(|(pk, _)| pk == k)
+                    .map(|(_, v)| v.to_string())
+            })
+        };
+        let message = pair(&self.message_keys)?;
+        Some(ObjectFields {
+            level: pair(&self.level_keys).filter(|v| self.is_level(v) || v.parse::<u8>().is_ok()),
+            message,
+            instance: pair(&self.instance_keys).filter(|i| !i.is_empty()),
+        })
     }
 
     /// The fields of one line, or `None` when no time stands near its start.

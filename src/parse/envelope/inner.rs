@@ -156,16 +156,36 @@ impl<'c> InnerParser<'c> {
             Some(evs) if !evs.is_empty() => evs,
             // Not the inner format (or none was found): a plain log record at the envelope's time.
             _ => match w.ts.as_deref().map(|t| self.envelope_times.parse(t)) {
-                Some(Some(ts)) => vec![Event::Log(LogRecord {
-                    ts,
-                    origin: w.origin,
-                    level: level_in(&w.inner),
-                    signal: self.cat.rules.signal_of(&w.inner),
-                    version: self.cat.rules.versions.banner_of(&w.inner),
-                    message: w.inner.clone().into(),
-                    instance: w.instance.clone().map(Into::into),
-                    tenant: None,
-                })],
+                Some(Some(ts)) => {
+                    // A JSON logger's object no definition reads (python-json-logger's
+                    // `asctime`): its message and level, not the whole object.
+                    let object = self.cat.generic().and_then(|g| g.read_object(&w.inner));
+                    let (level, message, instance) = match object {
+                        Some(o) => (
+                            o.level
+                                .as_deref()
+                                .map(record::level)
+                                .unwrap_or_else(|| level_in(&w.inner)),
+                            o.message,
+                            w.instance.clone().or(o.instance),
+                        ),
+                        None => (level_in(&w.inner), w.inner.clone(), w.instance.clone()),
+                    };
+                    vec![Event::Log(LogRecord {
+                        ts,
+                        origin: w.origin,
+                        level,
+                        signal: self
+                            .cat
+                            .rules
+                            .signal_of(&message)
+                            .or_else(|| self.cat.rules.signal_of(&w.inner)),
+                        version: self.cat.rules.versions.banner_of(&message),
+                        message: message.into(),
+                        instance: instance.map(Into::into),
+                        tenant: None,
+                    })]
+                }
                 // A time that does not read is a bad record.
                 Some(None) => {
                     for _ in 0..w.lines {
