@@ -28,7 +28,8 @@ pub struct ScaleStep {
 }
 
 /// `scaling` in `parsers/signals.json`: message regexes, each with optional
-/// `set` and `to` groups; `size` lists messages that give only the new size.
+/// `set` and `to` groups; `size` lists messages that give the new size, and
+/// the size before when they have a `from` group.
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ScalingFile {
@@ -70,8 +71,11 @@ impl ScalingRules {
     pub fn step(&self, message: &str) -> Option<ScaleStep> {
         self.rules.iter().find_map(|(up, re)| {
             let c = re.captures(message)?;
+            let num = |g: &str| c.name(g).and_then(|m| m.as_str().parse::<u32>().ok());
+            // A size rule that also gives the size before says which way.
+            let up = up.or_else(|| Some(num("to")? > num("from")?));
             Some(ScaleStep {
-                up: *up,
+                up,
                 set: c.name("set").map(|m| m.as_str().to_string()),
                 to: c.name("to").and_then(|m| m.as_str().parse().ok()),
             })
@@ -116,6 +120,9 @@ mod tests {
                 "Successfully set desired count to 6. Change successfully fulfilled by ecs.",
                 step(None, None, Some(6)),
             ),
+            // A change log's scale line, after its service.
+            (" 3->6 by oncall reason=\"p99 above SLO\"", step(Some(true), None, Some(6))),
+            (" 6 -> 4 by autoscaler", step(Some(false), None, Some(4))),
             ("Created pod: api-7c9d8b6f5-x9q2d", None),
         ];
         for (message, want) in cases {

@@ -42,6 +42,11 @@ const PEOPLE: &[&str] = &["browser"];
 /// between the two.
 const SHARE_ORDINARY: f64 = 0.08;
 const SHARE_STORM: f64 = 0.3;
+/// Of the re-sent requests, the share that must show as requests above the
+/// client's baseline rate for them to be added load: half, so that a storm
+/// whose client also slowed its own work still counts, while a client whose
+/// rate hardly moved does not.
+const ADDED_OF_RESENT: f64 = 0.5;
 /// A client's own share counts once it re-sent this many: a handful of
 /// retries from a small client is no storm however large its share.
 const CLIENT_MIN_RETRIED: u64 = 20;
@@ -138,8 +143,13 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
     let rate_base = judged.baseline_sent as f64 / baseline.secs().max(1.0);
     let expected = rate_base * window.secs();
     // Above its own rate: the retries were added load, not its usual
-    // traffic failing (margin so that noise does not count).
-    let above = judged.sent as f64 > expected + 3.0 * expected.sqrt() + 3.0;
+    // traffic failing (margin so that noise does not count). Added load
+    // that retries made is most of what was re-sent: a client that sends
+    // what it always sends, some of it for paths it asked for before (a
+    // poller), is not storming however many paths repeat.
+    let added = judged.sent as f64 - expected;
+    let above = added > 3.0 * expected.sqrt() + 3.0
+        && added >= ADDED_OF_RESENT * judged.retried.requests as f64;
     let share = judged.share();
     let c = 0.1
         + 0.6 * ((share - SHARE_ORDINARY) / (SHARE_STORM - SHARE_ORDINARY)).clamp(0.0, 1.0)
