@@ -379,8 +379,10 @@ impl Aggregates {
         self.repeats += other.repeats;
         other.repeats = 0;
         // Nothing here yet (the first worker's part): take the other whole
-        // rather than rebuild it entry by entry.
-        if self.first_ms.is_none() && self.names.len() <= 1 {
+        // rather than rebuild it entry by entry. Change records do not date
+        // the span (`add`), so an aggregate of a deploy log alone has no
+        // first time and is not empty.
+        if self.first_ms.is_none() && self.names.len() <= 1 && self.infra.is_empty() {
             let (bounds, seen, repeats) =
                 (self.bounds, std::mem::take(&mut self.seen), self.repeats);
             *self = other;

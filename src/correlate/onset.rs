@@ -75,22 +75,38 @@ pub fn count_flags(counts: &[f64], rate: f64) -> Vec<bool> {
     excess_flags(counts, &vec![rate; counts.len()])
 }
 
+/// Window lengths, seconds, over which a count is compared with what was
+/// expected of it. Five seconds date a burst to the second; at a failure
+/// every few seconds no five-second window holds the four a Poisson test
+/// needs against an expectation near zero, so a sustained one in ten
+/// failing at a few requests a second would go unseen: longer windows see
+/// it. Each length is held to the same margin (four deviations and three).
+pub const EXCESS_WINDOWS: [usize; 3] = [WINDOW, 6 * WINDOW, 24 * WINDOW];
+
 /// Seconds where a count runs above what was expected of each second:
-/// a forward window whose sum exceeds its expectation (Poisson), refined to
-/// the seconds in it that are high themselves.
+/// a forward window (of any of [`EXCESS_WINDOWS`]) whose sum exceeds its
+/// expectation (Poisson), refined to the seconds in it that are high
+/// themselves.
 pub fn excess_flags(counts: &[f64], expected: &[f64]) -> Vec<bool> {
-    let sums = forward_sums(counts, WINDOW);
-    let wanted = forward_sums(expected, WINDOW);
     let mut flags = vec![false; counts.len()];
-    for (i, sum) in sums.iter().enumerate() {
-        if poisson_exceeds(*sum, wanted[i]) {
-            for (j, f) in flags.iter_mut().enumerate().skip(i).take(WINDOW) {
+    for w in EXCESS_WINDOWS {
+        let sums = forward_sums(counts, w);
+        let wanted = forward_sums(expected, w);
+        // Seconds already judged for this length: each is looked at once.
+        let mut judged = 0;
+        for (i, sum) in sums.iter().enumerate() {
+            if !poisson_exceeds(*sum, wanted[i]) {
+                continue;
+            }
+            let to = (i + w).min(counts.len());
+            for j in judged.max(i)..to {
                 // Within a high window only the seconds above their own expectation count.
                 let e = expected[j];
                 if counts[j] > e + 2.0 * e.sqrt() {
-                    *f = true;
+                    flags[j] = true;
                 }
             }
+            judged = judged.max(to);
         }
     }
     flags

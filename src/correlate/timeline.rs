@@ -339,7 +339,7 @@ fn changes(a: &Analysis, near: Span) -> Vec<TimelineEntry> {
                 "{} `{}`: {}",
                 c.reason,
                 c.object,
-                crate::redact::redact_text(&c.message)
+                crate::redact::redact_text(c.message.trim())
             ),
             sources: vec![a.source(c.origin)],
         })
@@ -364,7 +364,7 @@ fn scale_outs(a: &Analysis, near: Span) -> Vec<TimelineEntry> {
                 text: format!(
                     "`{}` scaled out{size}: {}",
                     s.group,
-                    crate::redact::redact_text(&s.message)
+                    crate::redact::redact_text(s.message.trim())
                 ),
                 sources: vec![a.source(s.origin)],
             }

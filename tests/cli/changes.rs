@@ -237,3 +237,42 @@ fn instances_starting_with_a_new_version_are_a_deploy_inferred_from_banners() {
         r["findings"]
     );
 }
+
+/// A change log read before the access log (its name sorts first), by the
+/// first of two workers: its changes must survive the merge, and each kind
+/// of line (deploy, flag, scale, rollback) lands on the timeline as what
+/// it is.
+#[test]
+fn a_change_log_read_first_keeps_its_changes_whatever_the_threads() {
+    let d = dir("changelog");
+    fs::write(d.join("zz-access.log"), access_log()).expect("write");
+    fs::write(
+        d.join("a-changes.log"),
+        "2026-10-01T07:05:00Z deploy orders-api v4.18.3 by ci\n\
+         2026-10-01T07:06:30Z flag bulk-order-export on by dana.ops@example.com\n\
+         2026-10-01T07:12:00Z scale orders-api 5->8 by oncall reason=\"504s\"\n\
+         2026-10-01T07:14:40Z rollback orders-api v4.18.2 by oncall\n",
+    )
+    .expect("write");
+    for threads in ["1", "2"] {
+        let (code, out, err) = run(&[
+            "analyze",
+            "--json",
+            "--threads",
+            threads,
+            d.to_str().unwrap_or(""),
+        ]);
+        assert_eq!(code, 0, "{err}");
+        assert!(
+            !out.contains("dana.ops@example.com"),
+            "an e-mail reached the report"
+        );
+        let r: Value = serde_json::from_str(&out).expect("json");
+        assert_eq!(format_of(&r, "a-changes.log"), "deploy_log");
+        timeline_entry(&r, "deploy", "2026-10-01T07:05:00Z");
+        timeline_entry(&r, "flag_change", "2026-10-01T07:06:30Z");
+        timeline_entry(&r, "scale_out", "2026-10-01T07:12:00Z");
+        timeline_entry(&r, "rollback", "2026-10-01T07:14:40Z");
+    }
+    let _ = fs::remove_dir_all(&d);
+}
