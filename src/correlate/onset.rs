@@ -88,7 +88,10 @@ pub const EXCESS_WINDOWS: [usize; 3] = [WINDOW, 6 * WINDOW, 24 * WINDOW];
 /// expectation (Poisson), refined to the seconds in it that are high
 /// themselves.
 pub fn excess_flags(counts: &[f64], expected: &[f64]) -> Vec<bool> {
-    let mut flags = vec![false; counts.len()];
+    let n = counts.len();
+    let mut flags = vec![false; n];
+    // Seconds flagged by the shortest windows, whose edges need no refining.
+    let mut sharp = vec![false; n];
     for w in EXCESS_WINDOWS {
         let sums = forward_sums(counts, w);
         let wanted = forward_sums(expected, w);
@@ -98,18 +101,70 @@ pub fn excess_flags(counts: &[f64], expected: &[f64]) -> Vec<bool> {
             if !poisson_exceeds(*sum, wanted[i]) {
                 continue;
             }
-            let to = (i + w).min(counts.len());
+            let to = (i + w).min(n);
             for j in judged.max(i)..to {
                 // Within a high window only the seconds above their own expectation count.
                 let e = expected[j];
                 if counts[j] > e + 2.0 * e.sqrt() {
                     flags[j] = true;
+                    sharp[j] |= w == WINDOW;
                 }
             }
             judged = judged.max(to);
         }
     }
+    refine_count_edges(&mut flags, &sharp, counts, expected);
     flags
+}
+
+/// A run whose edge only a long window saw is placed to within that
+/// window: a scattered failure a minute before a trickle of them began sits
+/// in the same window as the trickle. The edge goes where the count's rate
+/// (per unit expected, so a traffic ramp is no step) changes most, within
+/// the longest window's length of it.
+fn refine_count_edges(flags: &mut [bool], sharp: &[bool], counts: &[f64], expected: &[f64]) {
+    let n = flags.len();
+    let longest = EXCESS_WINDOWS[EXCESS_WINDOWS.len() - 1];
+    let prefix = |v: &mut dyn Iterator<Item = f64>| -> Vec<f64> {
+        let mut out = vec![0.0];
+        for x in v {
+            out.push(out[out.len() - 1] + x);
+        }
+        out
+    };
+    let pc = prefix(&mut counts.iter().copied());
+    // A floor on exposure, so that where nothing was expected the split is
+    // on the count's own rate.
+    let pe = prefix(&mut expected.iter().map(|e| e.max(1e-3)));
+    let mut runs: Vec<(usize, usize)> = Vec::new();
+    for i in (0..n).filter(|&i| flags[i]) {
+        match runs.last_mut() {
+            Some(r) if i - r.1 <= MERGE_GAP as usize => r.1 = i + 1,
+            _ => runs.push((i, i + 1)),
+        }
+    }
+    for (s, e) in runs {
+        if !sharp[s] {
+            let (a, b) = (s.saturating_sub(longest), (s + longest).min(e));
+            if let Some(p) = split::best_split(&pc, &pe, a, b, Step::Up) {
+                flags[s.min(p)..s.max(p)]
+                    .iter_mut()
+                    .for_each(|f| *f = p < s);
+            }
+        }
+        let last = e - 1;
+        if !sharp[last] {
+            let (a, b) = (
+                (last + 1).saturating_sub(longest).max(s),
+                (last + 1 + longest).min(n),
+            );
+            if let Some(p) = split::best_split(&pc, &pe, a, b, Step::Down) {
+                flags[e.min(p)..e.max(p)]
+                    .iter_mut()
+                    .for_each(|f| *f = p > e);
+            }
+        }
+    }
 }
 
 /// The baseline's share of completed requests that failed, pooled over the
