@@ -41,12 +41,26 @@ pub struct InstanceHistory {
 }
 
 /// An instance's failed liveness/readiness probes.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ProbeFailures {
     pub first: Millis,
     pub last: Millis,
     pub count: u32,
     pub origin: Origin,
+    /// The failures in runs (first, last, where the first was logged), by
+    /// time: failures less than [`PROBE_RUN_GAP_MS`] apart are one run, so
+    /// that a blip an hour before does not date the incident's.
+    pub runs: Vec<(Millis, Millis, Origin)>,
+}
+
+/// Probe failures this close together are one run.
+pub const PROBE_RUN_GAP_MS: Millis = 120_000;
+
+impl ProbeFailures {
+    /// The first failure of the earliest run that reaches `from` or later.
+    pub fn first_from(&self, from: Millis) -> Option<(Millis, Origin)> {
+        self.runs.iter().find(|r| r.1 >= from).map(|r| (r.0, r.2))
+    }
 }
 
 /// A marker of one instance going down or coming up: when, which, where, why.
@@ -95,14 +109,27 @@ pub fn history(agg: &Aggregates, ids: &Identities) -> InstanceHistory {
                         last: e.ts,
                         count: 0,
                         origin: e.origin,
+                        runs: Vec::new(),
                     });
                 p.first = p.first.min(e.first_ts);
                 p.last = p.last.max(e.ts);
+                p.runs.push((e.first_ts, e.ts, e.origin));
                 // Event streams repeat one event with a growing count: keep the largest.
                 p.count = p.count.max(e.count);
             }
             _ => {}
         }
+    }
+    for p in h.probe_failures.values_mut() {
+        p.runs.sort_unstable();
+        let mut merged: Vec<(Millis, Millis, Origin)> = Vec::with_capacity(p.runs.len());
+        for r in std::mem::take(&mut p.runs) {
+            match merged.last_mut() {
+                Some(m) if r.0 <= m.1 + PROBE_RUN_GAP_MS => m.1 = m.1.max(r.1),
+                _ => merged.push(r),
+            }
+        }
+        p.runs = merged;
     }
     for (signal, mark) in [
         (Signal::Shutdown, Mark::Down),

@@ -41,6 +41,9 @@ pub struct TimelineEntry {
     pub sources: Vec<String>,
 }
 
+/// Rounds of restarts listed one by one before the rest become one entry.
+const RESTART_GROUPS_LISTED: usize = 3;
+
 /// Instances going down within this long of each other restarted "at once".
 pub const SYNC_WINDOW_MS: Millis = 60_000;
 
@@ -144,17 +147,20 @@ pub fn build(a: &Analysis) -> Vec<TimelineEntry> {
         });
     }
 
+    // Each instance's first failure in the run that reaches the incident: a
+    // blip an hour before is not when its health checks started failing.
     let probe = a
         .history
         .probe_failures
-        .iter()
-        .filter(|(_, p)| p.first < window.end * 1000 && p.last >= near.start * 1000)
-        .min_by_key(|(_, p)| p.first);
+        .values()
+        .filter_map(|p| p.first_from(near.start * 1000))
+        .filter(|(first, _)| *first < window.end * 1000)
+        .min();
     let from_access = a.health.first_failure.filter(|(s, _)| near.contains(*s));
     let health_ts = match (from_access, probe) {
-        (Some((s, _)), Some((_, p))) => Some((s * 1000).min(p.first)),
+        (Some((s, _)), Some((p, _))) => Some((s * 1000).min(p)),
         (Some((s, _)), None) => Some(s * 1000),
-        (None, Some((_, p))) => Some(p.first),
+        (None, Some((p, _))) => Some(p),
         (None, None) => None,
     };
     if let Some(ts) = health_ts {
@@ -162,8 +168,8 @@ pub fn build(a: &Analysis) -> Vec<TimelineEntry> {
         if let Some((_, o)) = from_access {
             sources.push(a.source(o));
         }
-        if let Some((_, p)) = probe {
-            sources.push(a.source(p.origin));
+        if let Some((_, o)) = probe {
+            sources.push(a.source(o));
         }
         let failing_probe = a
             .history
@@ -204,8 +210,31 @@ pub fn build(a: &Analysis) -> Vec<TimelineEntry> {
         .collect();
     let total = a.fleet.len();
     let mut i = 0;
+    let mut groups = 0;
     while i < restarts.len() {
         let first = restarts[i].down;
+        if groups == RESTART_GROUPS_LISTED {
+            // A crash loop restarts the same instances for an hour: the
+            // first rounds tell how it went, the rest is one line.
+            let rest = &restarts[i..];
+            let mut names: Vec<String> = rest.iter().map(|r| a.ids.display(&r.instance)).collect();
+            names.sort_unstable();
+            names.dedup();
+            let last = rest.last().map_or(first, |r| r.down);
+            out.push(TimelineEntry {
+                ts: first,
+                kind: TimelineKind::Restart,
+                text: format!(
+                    "Restarts go on: {} more of {} instance(s) until {} UTC",
+                    rest.len(),
+                    names.len(),
+                    crate::zone::clock(last)
+                ),
+                sources: rest.iter().take(1).map(|r| a.source(r.source)).collect(),
+            });
+            break;
+        }
+        groups += 1;
         let group: Vec<&&super::Restart> = restarts[i..]
             .iter()
             .take_while(|r| r.down - first <= SYNC_WINDOW_MS)
