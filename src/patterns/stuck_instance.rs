@@ -10,7 +10,7 @@
 
 use super::finding::{confidence, Evidence, Finding, Subject};
 use super::Context;
-use crate::aggregate::Dim;
+use crate::aggregate::{Dim, Span};
 use crate::correlate::stats::median;
 use crate::correlate::{TimelineEntry, TimelineKind};
 
@@ -32,6 +32,9 @@ const MIN_MINUTE_REQUESTS: u32 = 3;
 /// to when it last was, for at least two minutes.
 const MIN_STUCK_MINUTES: usize = 2;
 const MIN_SLOW_SHARE: f64 = 0.6;
+
+/// The latest changes weighed as having brought slow instances in.
+const MAX_CHANGES_WEIGHED: usize = 5;
 
 /// One instance's minutes in the window: (requests, mean latency) or none.
 type Minutes = Vec<Option<(u32, f64)>>;
@@ -125,10 +128,44 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
             stuck.push((i, first, last, mean));
         }
     }
+    // An instance that a change brought in (it served nothing before a
+    // deploy, rollback or flag change made since the data began) and was
+    // slow after it is the new version failing, which `deploy_regression`
+    // weighs: a gray failure is an instance that answered before and stopped.
+    if let Some(span) = a.span {
+        let changes: Vec<i64> = a
+            .changes
+            .iter()
+            .map(|c| c.ts.div_euclid(1000))
+            .filter(|t| *t > span.start && *t < window.end)
+            .collect();
+        for t in changes.iter().rev().take(MAX_CHANGES_WEIGHED) {
+            let Ok(before) = cx
+                .agg
+                .dim_stats(Dim::Instance, window, Span::new(span.start, *t))
+            else {
+                continue;
+            };
+            stuck.retain(|st| {
+                let slow_from = window.start + st.1 as i64 * 60;
+                let new = before
+                    .iter()
+                    .find(|d| d.value == names[st.0])
+                    .is_none_or(|d| d.baseline_requests == 0);
+                !(new && slow_from >= *t)
+            });
+        }
+    }
+    // One instance named two ways (pod, IP:port) is one.
+    let mut seen = std::collections::BTreeSet::new();
+    stuck.retain(|s| seen.insert(a.ids.canonical(&names[s.0])));
     let active = minutes
         .iter()
-        .filter(|x| x.iter().any(Option::is_some))
-        .count();
+        .enumerate()
+        .filter(|(_, x)| x.iter().any(Option::is_some))
+        .map(|(i, _)| a.ids.canonical(&names[i]))
+        .collect::<std::collections::BTreeSet<_>>()
+        .len();
     if stuck.is_empty() || stuck.len() * 2 >= active {
         return;
     }
