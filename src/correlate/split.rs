@@ -68,7 +68,10 @@ mod tests {
             .collect();
         let (pb, pt) = (prefix(&busy), prefix(&[1.0; 100]));
         assert_eq!(best_split(&pb, &pt, 0, 100, Step::Up), Some(50));
-        assert_eq!(best_split(&pb, &pt, 0, 100, Step::Down), None);
+        // A flat series has no step either way.
+        let (fb, ft) = (prefix(&[40.0; 100]), prefix(&[1.0; 100]));
+        assert_eq!(best_split(&fb, &ft, 0, 100, Step::Up), None);
+        assert_eq!(best_split(&fb, &ft, 0, 100, Step::Down), None);
     }
 
     #[test]

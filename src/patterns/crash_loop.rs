@@ -54,7 +54,10 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
         .iter()
         .filter(|(inst, downs)| {
             downs.len() >= LOOP_RESTARTS
-                || (downs.len() >= 2 && backoffs.iter().any(|b| b.object == **inst))
+                || (downs.len() >= 2
+                    && backoffs
+                        .iter()
+                        .any(|b| b.object == **inst || a.ids.canonical(&b.object) == **inst))
         })
         .map(|(i, d)| (*i, d))
         .collect();
