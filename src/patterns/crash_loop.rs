@@ -11,6 +11,7 @@ use std::collections::BTreeMap;
 
 use super::finding::{confidence, Evidence, Finding, Subject};
 use super::Context;
+use crate::correlate::timeline::unplanned;
 use crate::event::InfraKind;
 use crate::zone::clock;
 
@@ -36,6 +37,9 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
         .restarts
         .iter()
         .filter(|r| r.down >= w0 && r.down < w1)
+        // A rollout replacing instances is planned, not a crash: only
+        // restarts that died or came without a change count.
+        .filter(|r| unplanned(a, r))
     {
         by_instance
             .entry(r.instance.as_str())
