@@ -136,13 +136,7 @@ fn refine_count_edges(flags: &mut [bool], sharp: &[bool], counts: &[f64], expect
     // A floor on exposure, so that where nothing was expected the split is
     // on the count's own rate.
     let pe = prefix(&mut expected.iter().map(|e| e.max(1e-3)));
-    let mut runs: Vec<(usize, usize)> = Vec::new();
-    for i in (0..n).filter(|&i| flags[i]) {
-        match runs.last_mut() {
-            Some(r) if i - r.1 <= MERGE_GAP as usize => r.1 = i + 1,
-            _ => runs.push((i, i + 1)),
-        }
-    }
+    let runs = super::runs(flags, MERGE_GAP as usize);
     for (s, e) in runs {
         if !sharp[s] {
             let (a, b) = (s.saturating_sub(longest), (s + longest).min(e));
@@ -302,17 +296,7 @@ pub fn latency_flags(cells: &[Cell], baseline: std::ops::Range<usize>) -> Vec<bo
 /// end) within a window's length either side of it.
 fn refine_edges(flags: &mut [bool], pb: &[f64], pt: &[f64], ends: &[usize], starts: &[usize]) {
     let n = flags.len();
-    let runs = |f: &[bool]| -> Vec<(usize, usize)> {
-        let mut out: Vec<(usize, usize)> = Vec::new();
-        for i in (0..n).filter(|&i| f[i]) {
-            match out.last_mut() {
-                Some(r) if r.1 == i => r.1 = i + 1,
-                _ => out.push((i, i + 1)),
-            }
-        }
-        out
-    };
-    for (s, e) in runs(flags) {
+    for (s, e) in super::runs(flags, 0) {
         let len = ends[s] - s;
         if len <= WINDOW {
             continue;
@@ -325,7 +309,7 @@ fn refine_edges(flags: &mut [bool], pb: &[f64], pt: &[f64], ends: &[usize], star
                 .for_each(|f| *f = p < s);
         }
     }
-    for (s, e) in runs(flags) {
+    for (s, e) in super::runs(flags, 0) {
         let last = e - 1;
         let len = last + 1 - starts[last];
         if len <= WINDOW {
