@@ -274,6 +274,10 @@ pub struct InfraEvent {
     pub reason: String,
     pub message: String,
     pub count: u32,
+    /// The instances an event about a group names (the tasks of an ECS
+    /// service event): the event is about each of them, not about the
+    /// group. Empty when the object is itself the instance.
+    pub members: Vec<String>,
 }
 
 /// Where parsed events go. Parsing may run on several threads: `fork`

@@ -38,6 +38,9 @@ pub struct InstanceHistory {
     pub restarts: Vec<Restart>,
     /// Probe failures per instance.
     pub probe_failures: BTreeMap<String, ProbeFailures>,
+    /// Groups (ECS services) whose events named their instances, and those
+    /// instances: a group's own events (it backs off) are about them.
+    pub groups: BTreeMap<String, BTreeSet<String>>,
 }
 
 /// An instance's failed liveness/readiness probes.
@@ -77,11 +80,51 @@ enum Mark {
 pub fn history(agg: &Aggregates, ids: &Identities) -> InstanceHistory {
     let mut h = InstanceHistory::default();
     let mut marks: BTreeMap<String, Vec<Marker>> = BTreeMap::new();
+    let mut groups: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     for e in agg.infra_events() {
-        if e.object.is_empty() {
-            continue;
+        // An event about a group that names its instances (an ECS service's
+        // "has stopped 2 running tasks: (task a) (task b)") is about each
+        // of them; the group is no instance of its own.
+        let objects: Vec<String> = if e.members.is_empty() {
+            if e.object.is_empty() {
+                continue;
+            }
+            vec![ids.canonical(&e.object)]
+        } else {
+            let members: Vec<String> = e.members.iter().map(|m| ids.canonical(m)).collect();
+            if !e.object.is_empty() {
+                groups
+                    .entry(ids.canonical(&e.object))
+                    .or_default()
+                    .extend(members.iter().cloned());
+            }
+            members
+        };
+        for object in objects {
+            mark(&mut h, &mut marks, e, object);
         }
-        let object = ids.canonical(&e.object);
+    }
+    for g in groups.keys() {
+        // What a group's own events said (it backs off, a target of it
+        // failed a probe) stays in `groups` and the infra events: counted
+        // as an instance, a service would be "1 of 5 instances restarted".
+        if !groups.values().any(|m| m.contains(g)) {
+            marks.remove(g);
+        }
+    }
+    h.groups = groups;
+    finish(&mut h, marks, agg, ids);
+    h
+}
+
+/// One orchestrator event's marker on one instance.
+fn mark(
+    h: &mut InstanceHistory,
+    marks: &mut BTreeMap<String, Vec<Marker>>,
+    e: &crate::event::InfraEvent,
+    object: String,
+) {
+    {
         match e.kind {
             InfraKind::Killing | InfraKind::OomKilled | InfraKind::BackOff => {
                 h.instances.insert(object.clone());
@@ -120,6 +163,15 @@ pub fn history(agg: &Aggregates, ids: &Identities) -> InstanceHistory {
             _ => {}
         }
     }
+}
+
+/// Probe runs merged, log markers added, markers turned into restarts.
+fn finish(
+    h: &mut InstanceHistory,
+    mut marks: BTreeMap<String, Vec<Marker>>,
+    agg: &Aggregates,
+    ids: &Identities,
+) {
     for p in h.probe_failures.values_mut() {
         p.runs.sort_unstable();
         let mut merged: Vec<(Millis, Millis, Origin)> = Vec::with_capacity(p.runs.len());
@@ -217,8 +269,13 @@ pub fn history(agg: &Aggregates, ids: &Identities) -> InstanceHistory {
     }
     h.restarts
         .sort_by(|a, b| (a.down, &a.instance).cmp(&(b.down, &b.instance)));
-    drop_reports_of_others(&mut h, &seen_up);
-    h
+    drop_reports_of_others(h, &seen_up);
+    let groups: Vec<String> = h.groups.keys().cloned().collect();
+    for g in groups {
+        if !h.restarts.iter().any(|r| r.instance == g) {
+            h.instances.remove(&g);
+        }
+    }
 }
 
 /// A name seen only going down, never starting, whose every kill comes
@@ -347,6 +404,73 @@ mod tests {
         assert_eq!(h.restarts.len(), 1);
         assert_eq!(h.restarts[0].instance, "api-a");
         assert!(!h.instances.contains("worker-1"));
+    }
+
+    /// ECS service events are about a service and name its tasks: the
+    /// tasks restarted, and the service is no instance ("1 of 4 instances
+    /// restarted" with the service among them was a review's finding).
+    #[test]
+    fn an_ecs_service_is_no_instance_its_tasks_are() {
+        use crate::event::{EventSink, InfraEvent};
+        let rules = Catalogue::builtin().expect("catalogue").rules;
+        let mut agg = Aggregates::new();
+        let mut push = |ts: Millis, message: &str, reason: &str| {
+            agg.push(crate::event::Event::Infra(InfraEvent {
+                ts,
+                first_ts: ts,
+                origin: Origin::default(),
+                kind: rules.infra_kind(reason, message),
+                object: "orders-api".into(),
+                reason: reason.into(),
+                message: message.into(),
+                count: 1,
+                members: rules.infra_members(message),
+            }));
+        };
+        for (k, t) in ["aaaa1111", "bbbb2222"].iter().enumerate() {
+            let at = 600_000 + 5_000 * k as Millis;
+            push(
+                at,
+                "(service orders-api) has reached a steady state.",
+                "SteadyState",
+            );
+            for rep in 0..2 {
+                let at = at + rep * 60_000;
+                push(
+                    at,
+                    &format!("(service orders-api) has stopped 1 running tasks: (task {t})."),
+                    "TaskStopped",
+                );
+                push(
+                    at + 20_000,
+                    &format!("(service orders-api) has started 1 tasks: (task {t})."),
+                    "TaskStarted",
+                );
+            }
+        }
+        push(
+            700_000,
+            "(service orders-api) is unable to consistently start tasks successfully.",
+            "TaskFailedToStart",
+        );
+        let ids =
+            crate::correlate::identity::build(&agg, crate::aggregate::Span::new(0, 1000), &[]);
+        let h = history(&agg, &ids);
+        assert!(!h.instances.contains("orders-api"), "{:?}", h.instances);
+        assert!(
+            h.restarts.iter().all(|r| r.instance != "orders-api"),
+            "{:?}",
+            h.restarts
+        );
+        for t in ["aaaa1111", "bbbb2222"] {
+            assert_eq!(
+                h.restarts.iter().filter(|r| r.instance == t).count(),
+                2,
+                "{:?}",
+                h.restarts
+            );
+        }
+        assert_eq!(h.groups["orders-api"].len(), 2);
     }
 
     #[test]

@@ -216,7 +216,12 @@ pub fn correlate(agg: &Aggregates, opts: &CorrelateOptions) -> Result<Analysis, 
     // Pass one finds the symptoms against a robust whole-span baseline;
     // pass two takes the baseline from before them, asks who drove the load
     // in the symptomatic window, and lets that client's surge date the onset.
-    let mut baseline = opts.baseline.unwrap_or(span);
+    // Rates are per second of the access logs: the seconds before their
+    // first request (a metric export that starts earlier, a pod's start-up
+    // lines) hold no request because nothing was logged, not because no
+    // one called, and counting them would dilute every baseline rate.
+    let served = served_span(&a.totals, span);
+    let mut baseline = opts.baseline.unwrap_or(served);
     let mut incident: Option<Incident> = None;
     let mut flags = onset::Flags::default();
     for pass in 0..2 {
@@ -238,7 +243,7 @@ pub fn correlate(agg: &Aggregates, opts: &CorrelateOptions) -> Result<Analysis, 
         flags.causes = cause_flags(culprit, &a.pool, range);
         incident = onset::find(span, &flags);
         if opts.baseline.is_none() {
-            baseline = onset::baseline_for(span, incident);
+            baseline = onset::baseline_for(served, incident);
         }
     }
     a.incident = incident;
@@ -377,7 +382,8 @@ fn fleet(
         }
     }
     for (inst, p) in &a.history.probe_failures {
-        if p.first < hi && p.last >= lo {
+        // A group's probe failures (an ECS service's target) name no instance.
+        if p.first < hi && p.last >= lo && !a.history.groups.contains_key(inst) {
             out.insert(inst.clone());
         }
     }
@@ -430,7 +436,8 @@ fn affected(
         }
     }
     for (inst, p) in &a.history.probe_failures {
-        if p.first < hi && p.last >= lo {
+        // A group's probe failures (an ECS service's target) name no instance.
+        if p.first < hi && p.last >= lo && !a.history.groups.contains_key(inst) {
             out.insert(inst.clone());
         }
     }
@@ -482,6 +489,17 @@ fn widen(s: Span, by: i64) -> Span {
 }
 
 /// `inner` as an index range into `outer`'s seconds.
+/// The seconds the access logs cover: from their first request to their
+/// last (the whole span when there is none).
+fn served_span(totals: &[Cell], span: Span) -> Span {
+    let first = totals.iter().position(|c| c.requests > 0 || c.done > 0);
+    let last = totals.iter().rposition(|c| c.requests > 0 || c.done > 0);
+    match (first, last) {
+        (Some(f), Some(l)) => Span::new(span.start + f as i64, span.start + l as i64 + 1),
+        _ => span,
+    }
+}
+
 fn rel(outer: Span, inner: Span) -> std::ops::Range<usize> {
     let a = (inner.start.max(outer.start) - outer.start) as usize;
     let b = (inner.end.min(outer.end) - outer.start).max(0) as usize;

@@ -129,6 +129,7 @@ mod tests {
             reason: "ScalingReplicaSet".to_string(),
             message: message.to_string(),
             count: 1,
+            members: Vec::new(),
         }
     }
 

@@ -119,7 +119,9 @@ pub fn build(a: &Analysis) -> Vec<TimelineEntry> {
             .take(3)
             .map(|p| format!("{} ({})", a.input_name(p.input), p.series))
             .collect();
-        let text = if !a.pool.instances.is_empty() {
+        // Metrics that never reached the maximum while the logs spoke of
+        // exhaustion: the logs are the evidence, not "0 of N saturated".
+        let text = if !saturated.is_empty() {
             let peak_wait = saturated.iter().map(|p| p.peak_waiting).fold(0.0, f64::max);
             let max = saturated.iter().filter_map(|p| p.max).fold(0.0, f64::max);
             // Without a max series the saturation was seen by requests waiting.

@@ -115,6 +115,7 @@ fn event(rollout: &[&Move<'_>]) -> InfraEvent {
             first.to, first.from
         ),
         count: rollout.len() as u32,
+        members: Vec::new(),
     }
 }
 

@@ -29,9 +29,32 @@ struct SignalFile {
     /// For events whose reason says nothing: words in the message, tried in order.
     #[serde(default)]
     infra_messages: Vec<InfraMessage>,
+    /// Instances named inside an event about their group.
+    #[serde(default)]
+    infra_members: InfraMembers,
     /// What scaling events say about a fleet's size.
     #[serde(default)]
     scaling: super::scaling::ScalingFile,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct InfraMembers {
+    #[serde(rename = "$comment", default)]
+    _comment: Option<String>,
+    patterns: Vec<String>,
+    /// Messages and the members the patterns must find in them (tests).
+    #[serde(default)]
+    #[cfg_attr(not(test), allow(dead_code))]
+    samples: Vec<MemberSample>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(not(test), allow(dead_code))]
+struct MemberSample {
+    message: String,
+    members: Vec<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -84,6 +107,7 @@ pub struct Rules {
     pub reconnect_routes: Vec<String>,
     infra_reasons: Vec<(String, InfraKind)>,
     infra_messages: Vec<(InfraKind, Vec<String>)>,
+    infra_members: Vec<Regex>,
     metric_roles: BTreeMap<String, MetricRole>,
     pub instance_labels: Vec<String>,
     pub identity_labels: Vec<String>,
@@ -208,6 +232,24 @@ impl Rules {
                 m.contains.iter().map(|w| w.to_ascii_lowercase()).collect(),
             ));
         }
+        let infra_members = s
+            .infra_members
+            .patterns
+            .iter()
+            .map(|p| {
+                let r = Regex::new(p).map_err(|e| {
+                    err("signals.json", format!("infra_members pattern `{p}`: {e}"))
+                })?;
+                if r.capture_names().flatten().any(|n| n == "member") {
+                    Ok(r)
+                } else {
+                    Err(err(
+                        "signals.json",
+                        format!("infra_members pattern `{p}` has no `member` group"),
+                    ))
+                }
+            })
+            .collect::<Result<Vec<_>, _>>()?;
         let mut metric_roles = BTreeMap::new();
         for (role, names) in &m.roles {
             let role = metric_role_named(role)
@@ -232,6 +274,7 @@ impl Rules {
                 .collect(),
             infra_reasons,
             infra_messages,
+            infra_members,
             metric_roles,
             instance_labels: m.instance_labels,
             identity_labels: m.identity_labels,
@@ -292,6 +335,22 @@ impl Rules {
             .map_or(InfraKind::Other, |(kind, _)| *kind)
     }
 
+    /// The instances an event about a group names (`(task ID)` in an ECS
+    /// service event), in order; empty when it names none.
+    pub fn infra_members(&self, message: &str) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for r in &self.infra_members {
+            for c in r.captures_iter(message) {
+                if let Some(m) = c.name("member") {
+                    if !out.iter().any(|o| o == m.as_str()) {
+                        out.push(m.as_str().to_string());
+                    }
+                }
+            }
+        }
+        out
+    }
+
     pub fn metric_role(&self, name: &str) -> Option<MetricRole> {
         self.metric_roles.get(name).copied()
     }
@@ -312,6 +371,18 @@ impl Rules {
 mod tests {
     use super::*;
     use crate::formats::Catalogue;
+
+    /// Every `infra_members` sample in signals.json names the members it says.
+    #[test]
+    fn infra_member_samples_name_their_members() {
+        let rules = Catalogue::builtin().expect("catalogue").rules;
+        let file: SignalFile =
+            serde_json::from_str(include_str!("../../parsers/signals.json")).expect("signals.json");
+        assert!(!file.infra_members.samples.is_empty());
+        for s in &file.infra_members.samples {
+            assert_eq!(rules.infra_members(&s.message), s.members, "{}", s.message);
+        }
+    }
 
     /// What the messages of the log formats signal (messages written for
     /// this test, in the shapes each source uses).
@@ -349,13 +420,20 @@ mod tests {
                 "too many connections for role \"api\"",
                 Some(Signal::PoolExhausted),
             ),
-            // The pool's own state lines are in its family: the correlator
-            // counts them against their usual rate, not one by one.
+            // A pool's stats line says it is exhausted only when threads
+            // wait for a connection; with none waiting it says all is well.
             (
-                "hikari stats",
+                "hikari stats, nobody waiting",
                 "HikariPool-1 - Pool stats (total=10, active=2, idle=8, waiting=0)",
+                None,
+            ),
+            (
+                "hikari stats, threads waiting",
+                "HikariPool-1 - Pool stats (total=10, active=10, idle=0, waiting=37)",
                 Some(Signal::PoolExhausted),
             ),
+            // Connections added are in the pool's family: the correlator
+            // counts them against their usual rate, not one by one.
             (
                 "hikari connection added",
                 "HikariPool-1 - Added connection org.postgresql.jdbc.PgConnection@1b2c3d",

@@ -139,6 +139,7 @@ pub fn build<'f>(
                     .get(Role::Count)
                     .and_then(|c| c.parse().ok())
                     .unwrap_or(1),
+                members: rules.infra_members(raw_message),
                 reason,
                 message,
             })

@@ -59,9 +59,17 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
         .filter(|(inst, downs)| {
             downs.len() >= LOOP_RESTARTS
                 || (downs.len() >= 2
-                    && backoffs
-                        .iter()
-                        .any(|b| b.object == **inst || a.ids.canonical(&b.object) == **inst))
+                    && backoffs.iter().any(|b| {
+                        let object = a.ids.canonical(&b.object);
+                        b.object == **inst
+                                || object == **inst
+                                // A group backing off (an ECS service that
+                                // cannot keep its tasks running) is about its tasks.
+                                || a.history
+                                    .groups
+                                    .get(&object)
+                                    .is_some_and(|m| m.contains(**inst))
+                    }))
         })
         .map(|(i, d)| (*i, d))
         .collect();
