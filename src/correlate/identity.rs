@@ -115,6 +115,33 @@ impl Identities {
         }
     }
 
+    /// Tie each path-like name to its last segment (see [`path_tail`]): a
+    /// task's log stream, its ARN on a metric and the task id in an ECS
+    /// event are one task.
+    pub fn tie_path_tails(&mut self) {
+        let pairs: Vec<(String, String)> = self
+            .names
+            .iter()
+            .filter_map(|n| path_tail(n).map(|t| (n.clone(), t.to_string())))
+            .collect();
+        for (name, tail) in pairs {
+            self.tie(&name, &tail);
+        }
+    }
+
+    /// Tie each EC2 private DNS name to the address it spells (see
+    /// [`ec2_host_ip`]); `tie_ports` then ties that to the ports served.
+    pub fn tie_ec2_hosts(&mut self) {
+        let pairs: Vec<(String, String)> = self
+            .names
+            .iter()
+            .filter_map(|n| ec2_host_ip(n).map(|ip| (n.clone(), ip)))
+            .collect();
+        for (name, ip) in pairs {
+            self.tie(&name, &ip);
+        }
+    }
+
     /// Tie an address to the other ports of its IP. A pod has one IP, so
     /// its metrics port and its service port are the same instance; but
     /// when requests reached one IP on several ports (several processes on
@@ -344,8 +371,38 @@ pub fn build(agg: &Aggregates, span: Span, identity_labels: &[String]) -> Identi
             ids.add(i);
         }
     }
+    ids.tie_path_tails();
+    ids.tie_ec2_hosts();
     ids.tie_ports();
     ids
+}
+
+/// The IPv4 address an EC2 private DNS name spells: `ip-10-42-19-70`,
+/// `ip-10-42-19-70.ap-south-1.compute.internal`, `ip-10-0-0-2.ec2.internal`
+/// are the host at 10.42.19.70 (AWS names every instance so).
+fn ec2_host_ip(name: &str) -> Option<String> {
+    let rest = name.strip_prefix("ip-")?;
+    let host = rest.split('.').next()?;
+    let octets: Vec<&str> = host.split('-').collect();
+    let valid = octets.len() == 4
+        && octets
+            .iter()
+            .all(|o| !o.is_empty() && o.len() <= 3 && o.parse::<u8>().is_ok());
+    valid.then(|| octets.join("."))
+}
+
+/// The last segment of a path-like name, when it is an id of its own: a
+/// CloudWatch log stream `ecs/api/9f8e7d6c5b4a`, a task ARN
+/// `arn:aws:ecs:...:task/live/9f8e7d6c5b4a`, `default/api-7c9d8b6f5-k2xqp`.
+/// Ids are long and hold a digit; `logs/api` or `pod/web` name no instance.
+fn path_tail(name: &str) -> Option<&str> {
+    let (head, tail) = name.rsplit_once('/')?;
+    let id_like = tail.len() >= 8
+        && tail.bytes().any(|b| b.is_ascii_digit())
+        && tail
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_' || b == b'.');
+    (!head.is_empty() && id_like && split_address(name).is_none()).then_some(tail)
 }
 
 /// Label values of a series key (`name{a="1",b="2"}`) whose label is one
@@ -402,6 +459,56 @@ mod tests {
             "api-m8wzt (10.42.2.12:8080)"
         );
         assert_eq!(ids.instances().len(), 2);
+    }
+
+    /// A task's CloudWatch log stream, its ARN on a metric beside its
+    /// address, and its id in an ECS event are one task; a path whose last
+    /// segment is no id (`logs/api`) ties nothing.
+    #[test]
+    fn a_task_named_by_its_stream_its_arn_and_its_id_is_one_instance() {
+        let mut ids = Identities::default();
+        ids.add_served("10.42.19.42:8080");
+        ids.add_served("10.42.21.51:8080");
+        ids.tie(
+            "10.42.19.42:8080",
+            "arn:aws:ecs:us-west-2:123456789012:task/live/bbe079fbbb9cd5b89c2bc64573b1ec5b",
+        );
+        ids.add("ecs/api/bbe079fbbb9cd5b89c2bc64573b1ec5b");
+        ids.add("bbe079fbbb9cd5b89c2bc64573b1ec5b");
+        ids.add("logs/api");
+        ids.add("default/web");
+        ids.tie_path_tails();
+        for n in [
+            "ecs/api/bbe079fbbb9cd5b89c2bc64573b1ec5b",
+            "bbe079fbbb9cd5b89c2bc64573b1ec5b",
+        ] {
+            assert_eq!(ids.canonical(n), "10.42.19.42:8080", "{n}");
+        }
+        assert_eq!(ids.canonical("logs/api"), "logs/api");
+        assert_eq!(ids.instances().len(), 4);
+    }
+
+    #[test]
+    fn an_ec2_host_name_is_the_address_it_spells() {
+        let mut ids = Identities::default();
+        ids.add_served("10.42.19.70:3000");
+        ids.add_served("10.42.21.51:3000");
+        ids.add("ip-10-42-19-70.ap-south-1.compute.internal");
+        ids.add("ip-10-42-21-51");
+        ids.add("ip-10-42-300-1.ec2.internal");
+        ids.add("ip-gateway");
+        ids.tie_ec2_hosts();
+        ids.tie_ports();
+        assert_eq!(
+            ids.canonical("ip-10-42-19-70.ap-south-1.compute.internal"),
+            "10.42.19.70:3000"
+        );
+        assert_eq!(ids.canonical("ip-10-42-21-51"), "10.42.21.51:3000");
+        assert_eq!(
+            ids.canonical("ip-10-42-300-1.ec2.internal"),
+            "ip-10-42-300-1.ec2.internal"
+        );
+        assert_eq!(ids.instances().len(), 4);
     }
 
     #[test]

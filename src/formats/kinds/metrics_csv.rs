@@ -398,7 +398,33 @@ fn long<'r>(
             labels.push((Cow::Owned(label.clone()), c));
         }
     }
+    // Cells past the header's columns: `timestamp,metric,value` headers over
+    // rows that go on with `label=value` cells, as the headerless shape has.
+    let header_columns = label_columns.len() + 2 + usize::from(metric.is_some());
+    for extra in cells.into_iter().skip(header_columns).flatten() {
+        let pair = match extra {
+            Cow::Borrowed(e) => e
+                .split_once('=')
+                .map(|(k, v)| (Cow::Borrowed(k), Cow::Borrowed(v))),
+            Cow::Owned(e) => e
+                .split_once('=')
+                .map(|(k, v)| (Cow::Owned(k.to_string()), Cow::Owned(v.to_string()))),
+        };
+        // Anything else there (a trailing comma's empty cell) says nothing.
+        if let Some((k, v)) = pair.filter(|(k, v)| is_label_name(k) && !v.is_empty()) {
+            labels.push((k, v));
+        }
+    }
     Ok(vec![metric_record(ts, name, v, &labels)])
+}
+
+/// A Prometheus label name: letters, digits and `_`, not starting with a digit.
+fn is_label_name(k: &str) -> bool {
+    let k = k.trim();
+    k.bytes()
+        .next()
+        .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
+        && k.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
 }
 
 fn wide<'r>(
@@ -479,6 +505,21 @@ mod tests {
                     "20",
                     "hikaricp_connections_active{instance=\"web-0\",pool=\"HikariPool-1\"}",
                 )])],
+            ),
+            (
+                "a long header over rows that go on with labels",
+                vec![
+                    "timestamp,metric,value",
+                    "2026-10-01T07:58:00Z,hikaricp_connections_active,20,instance=10.42.3.40:8080,task_arn=arn:aws:ecs:eu-west-1:1:task/prod/c7cc,",
+                ],
+                vec![
+                    Ok(vec![]),
+                    Ok(vec![rec(
+                        "hikaricp_connections_active",
+                        "20",
+                        "hikaricp_connections_active{instance=\"10.42.3.40:8080\",task_arn=\"arn:aws:ecs:eu-west-1:1:task/prod/c7cc\"}",
+                    )]),
+                ],
             ),
             (
                 "long with promql series",
