@@ -112,7 +112,21 @@ pub fn parse_input_inspect<S: EventSink>(
         },
         None => match detect(cat, &head_text) {
             (Some(d), _) => d,
-            (None, scores) => return Err(unknown_format(cat, &stats.path, &head_text, &scores)),
+            (None, scores) => {
+                // `kubectl get events -o json` an hour after the events
+                // expired: a well-formed export with nothing in it. Its
+                // lines are counted, and the other inputs are read.
+                if head.len() < HEAD_LINES && holds_no_records(&head_text.join("\n")) {
+                    stats.format = "empty export".to_string();
+                    stats.lines = head.len() as u64;
+                    stats.skipped = stats.lines;
+                    stats
+                        .skipped_by_reason
+                        .insert(EMPTY_EXPORT.to_string(), stats.lines);
+                    return Ok(stats);
+                }
+                return Err(unknown_format(cat, &stats.path, &head_text, &scores));
+            }
         },
     };
     let format = &cat.formats[detection.format];
@@ -229,6 +243,29 @@ fn wrapped(cat: &Catalogue, format: &Format, head: &[String]) -> Vec<usize> {
         .collect()
 }
 
+/// Why the lines of an export with no records in it were read and kept.
+const EMPTY_EXPORT: &str = "a JSON export whose every list is empty: it holds no records";
+
+/// Whether `text` is one JSON document that has lists and all of them
+/// empty (`{"kind":"List","items":[]}`, `{"data":{"result":[]}}`, `[]`).
+fn holds_no_records(text: &str) -> bool {
+    fn arrays(v: &serde_json::Value, any: &mut bool) -> bool {
+        match v {
+            serde_json::Value::Array(a) => {
+                *any = true;
+                a.is_empty()
+            }
+            serde_json::Value::Object(o) => o.values().all(|x| arrays(x, any)),
+            _ => true,
+        }
+    }
+    let Ok(v) = serde_json::from_str::<serde_json::Value>(text.trim()) else {
+        return false;
+    };
+    let mut any = false;
+    arrays(&v, &mut any) && any
+}
+
 fn unknown_format(
     cat: &Catalogue,
     path: &str,
@@ -289,6 +326,22 @@ mod tests {
         assert_eq!(stats.lines, stats.parsed + stats.skipped);
         assert_eq!(stats.skipped_by_reason.get("blank line"), Some(&1));
         assert_eq!(events.len(), 2);
+    }
+
+    #[test]
+    fn an_export_with_nothing_in_it_is_counted_not_refused() {
+        let text = "{\n    \"apiVersion\": \"v1\",\n    \"items\": [],\n    \"kind\": \"List\",\n    \"metadata\": {\n        \"resourceVersion\": \"\"\n    }\n}\n";
+        let (stats, events) = run(text);
+        assert_eq!(stats.format, "empty export");
+        assert_eq!(stats.lines, 8);
+        assert_eq!(stats.skipped, stats.lines);
+        assert!(events.is_empty());
+        assert!(holds_no_records("[]"));
+        assert!(holds_no_records(
+            r#"{"status":"success","data":{"resultType":"matrix","result":[]}}"#
+        ));
+        assert!(!holds_no_records(r#"{"status":"success"}"#));
+        assert!(!holds_no_records(r#"{"items":[{"a":1}]}"#));
     }
 
     #[test]

@@ -51,12 +51,19 @@ struct Hog {
 /// pool is exhausted everyone's durations grow by the queue, and only the
 /// work itself is what the hog held), its share of the requests, and
 /// whether it held this much before.
-fn shares(stats: &[DimStats]) -> Vec<(&DimStats, f64, f64, bool)> {
+fn shares(stats: &[DimStats], by_busy: bool) -> Vec<(&DimStats, f64, f64, bool)> {
+    let held = |s: &DimStats| {
+        if by_busy {
+            (s.window_busy_ms, s.baseline_busy_ms)
+        } else {
+            (s.window_held_ms, s.baseline_held_ms)
+        }
+    };
     let (held_w, req_w): (f64, f64) = stats.iter().fold((0.0, 0.0), |(b, r), s| {
-        (b + s.window_held_ms, r + s.window_requests as f64)
+        (b + held(s).0, r + s.window_requests as f64)
     });
     let (held_b, req_b): (f64, f64) = stats.iter().fold((0.0, 0.0), |(b, r), s| {
-        (b + s.baseline_held_ms, r + s.baseline_requests as f64)
+        (b + held(s).1, r + s.baseline_requests as f64)
     });
     if held_w <= 0.0 || req_w <= 0.0 {
         return Vec::new();
@@ -64,13 +71,14 @@ fn shares(stats: &[DimStats]) -> Vec<(&DimStats, f64, f64, bool)> {
     stats
         .iter()
         .map(|s| {
-            let held = s.window_held_ms / held_w;
+            let (w, b) = held(s);
+            let share = w / held_w;
             let req = s.window_requests as f64 / req_w;
             let was = held_b > 0.0
                 && req_b > 0.0
-                && s.baseline_held_ms / held_b >= HOG_FACTOR * (s.baseline_requests as f64 / req_b)
-                && s.baseline_held_ms / held_b >= MIN_BUSY_SHARE;
-            (s, held, req, was)
+                && b / held_b >= HOG_FACTOR * (s.baseline_requests as f64 / req_b)
+                && b / held_b >= MIN_BUSY_SHARE;
+            (s, share, req, was)
         })
         .collect()
 }
@@ -83,13 +91,19 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
     let hogs = |s: &(&DimStats, f64, f64, bool)| {
         s.1 >= MIN_BUSY_SHARE && s.1 >= HOG_FACTOR * s.2 && s.0.window_requests >= 10
     };
+    // Held time leaves out queueing for a pool, and with it every failed
+    // request. Where the pool metrics show no request waiting and no pool
+    // at its maximum in the window, nothing queued for a connection: a
+    // request's whole duration held a worker, failed or not (a 504 after
+    // 2 s held its worker for those 2 s), and busy time is what was held.
+    let by_busy = a.pool.has_metrics() && !pool_queued(a, window);
     let mut found: Vec<Hog> = Vec::new();
     // Tenants, with the integration each mostly sent.
     for dim in [Dim::Tenant, Dim::Integration, Dim::Route] {
         let Ok(stats) = cx.agg.dim_stats(dim, window, baseline) else {
             continue;
         };
-        for (s, busy, req, was) in shares(&stats).into_iter().filter(hogs) {
+        for (s, busy, req, was) in shares(&stats, by_busy).into_iter().filter(hogs) {
             let (subject, label) = match dim {
                 Dim::Tenant => {
                     let integ = cx.agg.main_integration(&s.value);
@@ -148,9 +162,14 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
     } else {
         0.55 + 0.25 * (factor / 10.0).min(1.0) + 0.15 * hog.busy
     };
+    let measure = if by_busy {
+        "of the servers' busy time in the window (the sum of request durations; the pool metrics show no request waiting for a connection)"
+    } else {
+        "of the time served requests held the servers in the window (their durations less the queueing every request shared)"
+    };
     let mut evidence = vec![Evidence::new(
         format!(
-            "{}: {:.0}% of the time served requests held the servers in the window (their durations less the queueing every request shared), from {:.1}% of the requests ({factor:.1}x its share)",
+            "{}: {:.0}% {measure}, from {:.1}% of the requests ({factor:.1}x its share)",
             hog.label,
             hog.busy * 100.0,
             hog.requests * 100.0
@@ -183,4 +202,18 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
         timeline: Vec::new(),
         actions: ACTIONS,
     });
+}
+
+/// Whether any pool was at its maximum, had requests waiting or logged
+/// exhaustion in the window.
+fn pool_queued(a: &crate::correlate::Analysis, window: crate::aggregate::Span) -> bool {
+    let Some(span) = a.span else {
+        return true;
+    };
+    (window.start.max(span.start)..window.end.min(span.end)).any(|s| {
+        let i = (s - span.start) as usize;
+        a.pool.saturated_secs.get(i).copied().unwrap_or(false)
+            || a.pool.waiting_secs.get(i).copied().unwrap_or(false)
+            || a.pool.log_lines.get(i).is_some_and(|c| *c > 0)
+    })
 }
