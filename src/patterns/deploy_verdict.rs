@@ -315,6 +315,29 @@ fn weigh<'a>(
             ));
         }
     }
+    // For: connections in use climbing from the change to the onset at
+    // the same load (a leak shipped in the release). When a client's own
+    // behaviour explains the incident, what it held is its doing.
+    let leak = (!a.attribution.culprit && change.ts <= onset)
+        .then(|| a.span)
+        .flatten()
+        .and_then(|span| super::leak::since(cx.agg, &a.totals, span, change.ts, onset));
+    if let Some(l) = leak {
+        for_it += 0.3;
+        evidence.push(Evidence::new(
+            format!(
+                "`{}` (summed over {} series): at most {:.0} in use in the 30 min before the {what}, climbing from {} to {:.0} at the onset, while requests went from {:.1} to {:.1} req/s: connections taken and not given back",
+                l.metric,
+                l.series,
+                l.before,
+                clock(l.rising_from),
+                l.at_onset,
+                l.rate_before,
+                l.rate_after
+            ),
+            a.input_name(l.input).to_string(),
+        ));
+    }
     // The new version against the old.
     if let Some(s) = &split {
         let text = format!(

@@ -4,6 +4,12 @@
 use crate::correlate::TimelineEntry;
 use crate::event::Millis;
 
+/// The confidence from which a finding is called a cause; below it, it is a
+/// weaker signal, listed as such, and its timeline entries stay out of the
+/// timeline (a weak retry finding must not state as fact that a customer
+/// retried).
+pub const SUPPORTED: f64 = 0.5;
+
 /// Who or what a finding is about.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Subject {

@@ -14,6 +14,7 @@ mod crash_loop;
 mod deploy_verdict;
 mod finding;
 mod health_check_coupling;
+mod leak;
 mod pool_exhaustion;
 mod retry_storm;
 mod slow_request_hogging;
@@ -23,7 +24,7 @@ mod tenant_surge;
 mod thundering_herd;
 mod upstream_rate_limit;
 
-pub use finding::{Evidence, Finding, Subject};
+pub use finding::{Evidence, Finding, Subject, SUPPORTED};
 
 use crate::aggregate::Aggregates;
 use crate::correlate::Analysis;

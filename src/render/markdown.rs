@@ -9,8 +9,8 @@ use super::time::{date, duration, hms, local_hms, zone_label};
 use super::{chart_text, mermaid, svg};
 use crate::report::{FindingJson, Report};
 
-/// Findings below this confidence are listed as weaker signals.
-const SUPPORTED: f64 = 0.5;
+// Findings below this confidence are listed as weaker signals.
+use crate::patterns::SUPPORTED;
 
 /// What each pattern contributes to the one-paragraph story, in causal order.
 const STORY: [(&str, &str); 5] = [

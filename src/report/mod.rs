@@ -255,7 +255,10 @@ pub fn build(
     };
 
     let mut timeline = a.timeline.clone();
-    for f in findings {
+    for f in findings
+        .iter()
+        .filter(|f| f.confidence >= crate::patterns::SUPPORTED)
+    {
         timeline.extend(f.timeline.iter().cloned());
     }
     sort(&mut timeline);

@@ -68,13 +68,17 @@ fn metric_data(result: &Value) -> Vec<Fields<'_>> {
             .and_then(Value::as_str)
             .filter(|s| !s.is_empty())
     };
-    let Some(name) = text("Label").or_else(|| text("Id")) else {
+    let Some(label) = text("Label").or_else(|| text("Id")) else {
         return Vec::new();
     };
-    let labels: Vec<(Cow<str>, Cow<str>)> = text("Id")
+    let (name, dimension) = split_label(label);
+    let mut labels: Vec<(Cow<str>, Cow<str>)> = text("Id")
         .map(|id| (Cow::Borrowed("id"), Cow::Borrowed(id)))
         .into_iter()
         .collect();
+    if let Some(d) = dimension {
+        labels.push((Cow::Borrowed("dimension"), Cow::Borrowed(d)));
+    }
     let times = result.get("Timestamps").and_then(Value::as_array);
     let values = result.get("Values").and_then(Value::as_array);
     let (Some(times), Some(values)) = (times, values) else {
@@ -94,6 +98,32 @@ fn metric_data(result: &Value) -> Vec<Fields<'_>> {
             ))
         })
         .collect()
+}
+
+/// The console and Metrics Insights label a result `MetricName value` (the
+/// metric and its one dimension's value: `ApproximateNumberOfMessagesVisible
+/// jobs`, `pod_cpu_utilization web-7c9d-k2xqp`): the metric is the first
+/// word. A label of several words (one a query set: `API errors (5m)`) is
+/// the name whole.
+fn split_label(label: &str) -> (&str, Option<&str>) {
+    let Some((first, rest)) = label.split_once(' ') else {
+        return (label, None);
+    };
+    let metric_like = first.len() >= 6
+        && first
+            .bytes()
+            .next()
+            .is_some_and(|b| b.is_ascii_alphabetic())
+        && first
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.')
+        && first.bytes().any(|b| b.is_ascii_uppercase() || b == b'_');
+    let one_value = !rest.is_empty() && !rest.contains(char::is_whitespace);
+    if metric_like && one_value {
+        (first, Some(rest))
+    } else {
+        (label, None)
+    }
 }
 
 fn statistics<'a>(label: &'a str, points: &'a [Value]) -> Vec<Fields<'a>> {
@@ -152,7 +182,15 @@ mod tests {
     #[test]
     fn responses() {
         type Case = (&'static str, &'static str, Result<Vec<&'static str>, Skip>);
-        let cases: [Case; 4] = [
+        let cases: [Case; 5] = [
+            (
+                "a console label: the metric and its dimension's value",
+                r#"{"MetricDataResults":[{"Id":"m14","Label":"ApproximateNumberOfMessagesVisible jobs","Timestamps":["2026-10-01T07:59:00+00:00"],"Values":[6100.0],"StatusCode":"Complete"},{"Id":"m2","Label":"API errors (5m)","Timestamps":["2026-10-01T07:59:00+00:00"],"Values":[3.0],"StatusCode":"Complete"}],"Messages":[]}"#,
+                Ok(vec![
+                    "2026-10-01T07:59:00+00:00 ApproximateNumberOfMessagesVisible{dimension=\"jobs\",id=\"m14\"} 6100.0",
+                    "2026-10-01T07:59:00+00:00 API errors (5m){id=\"m2\"} 3.0",
+                ]),
+            ),
             (
                 "get-metric-data",
                 r#"{"MetricDataResults":[{"Id":"m1","Label":"DatabaseConnections","Timestamps":["2026-10-01T07:59:00+00:00","2026-10-01T07:58:00+00:00"],"Values":[198.0,121.5],"StatusCode":"Complete"}],"Messages":[]}"#,
