@@ -63,10 +63,24 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
             .map(|(_, c)| f64::from(c.requests))
             .sum()
     };
+    // A herd also comes without an interruption the data shows (a load
+    // balancer dropping every websocket): each route's own surge is a
+    // candidate start, dated at its first second.
+    let mut starts: Vec<(i64, &String)> = Vec::new();
+    for route in &routes {
+        for e in &ends {
+            starts.push((*e, route));
+        }
+        if let Some(s) = surge_start(cx, route, span, window, baseline) {
+            starts.push((s, route));
+        }
+    }
+    starts.sort_unstable();
+    starts.dedup();
     let mut best: Option<(f64, Finding)> = None;
-    for end in ends {
+    for (end, route) in starts {
         let after = Span::new(end, (end + AFTER_S).min(span.end));
-        for route in &routes {
+        {
             let base_rate = counts(route, baseline) / baseline.secs().max(1.0);
             let sent = counts(route, after);
             let expected = base_rate * after.secs();
@@ -110,4 +124,46 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
     if let Some((_, f)) = best {
         sink.push(f);
     }
+}
+
+/// The first second in the window from which `route` ran at
+/// [`HERD_RATIO`] times its baseline rate or more over the next minute
+/// (and more than chance allows).
+fn surge_start(
+    cx: &Context<'_>,
+    route: &str,
+    span: Span,
+    window: Span,
+    baseline: Span,
+) -> Option<i64> {
+    const MINUTE: usize = 60;
+    let cells = cx.agg.dim_series(Dim::Route, route, span);
+    let counts: Vec<f64> = cells.iter().map(|c| f64::from(c.requests)).collect();
+    let at = |s: i64| (s - span.start) as usize;
+    let base: f64 = (baseline.start.max(span.start)..baseline.end.min(span.end))
+        .map(|s| counts[at(s)])
+        .sum::<f64>()
+        / baseline.secs().max(1.0);
+    let expected = base * MINUTE as f64;
+    // Prefix sums: the count of the minute from each second.
+    let mut prefix = vec![0.0; counts.len() + 1];
+    for (i, c) in counts.iter().enumerate() {
+        prefix[i + 1] = prefix[i] + c;
+    }
+    let over = |s: i64, secs: usize, expected: f64| {
+        let i = at(s);
+        let j = (i + secs).min(counts.len());
+        let sent = prefix[j] - prefix[i];
+        // The stretch's first second holds some of it: a herd starts there.
+        counts[i] > 0.0 && sent / (expected + 1.0) >= HERD_RATIO && poisson_exceeds(sent, expected)
+    };
+    let end = window.end.min(span.end);
+    let first = (window.start.max(span.start)..end).find(|&s| over(s, MINUTE, expected))?;
+    // A minute that starts before the herd holds it too: the herd starts
+    // where ten seconds of it are already that far above the usual.
+    const SHORT: usize = 10;
+    let short = base * SHORT as f64;
+    (first..(first + MINUTE as i64).min(end))
+        .find(|&s| over(s, SHORT, short))
+        .or(Some(first))
 }
