@@ -21,9 +21,10 @@ pub struct Cell {
     pub busy_us: u64,
     /// The longest duration, microseconds.
     pub max_us: u64,
-    /// Timed requests that were served (status < 400): only those held a
-    /// connection or worker for their work; a request that timed out
-    /// waiting for one held nothing.
+    /// Timed requests whose work ran on the server: served (status < 400),
+    /// or given up on by the client (499) while the server went on with
+    /// it. Only those held a connection or worker for their work; a
+    /// request that timed out waiting for one held nothing.
     pub ok_timed: u32,
     /// The shortest of their durations, microseconds (saturating).
     pub ok_floor_us: u32,
@@ -38,6 +39,8 @@ pub struct Hit {
     pub origin: Origin,
     pub failed: bool,
     pub ok: bool,
+    /// Its work ran on the server (see [`Cell::ok_timed`]).
+    pub worked: bool,
     /// The duration in microseconds, if logged.
     pub us: Option<u64>,
 }
@@ -48,6 +51,9 @@ impl Hit {
             origin: r.origin,
             failed: r.failed(),
             ok: matches!(r.status, Some(s) if s < 400),
+            // nginx's and Traefik's 499: the client closed the connection;
+            // the server's handler held its connection to the end anyway.
+            worked: matches!(r.status, Some(s) if s < 400 || s == 499),
             us: r.duration_ms.map(|d| (d * 1000.0).round().max(0.0) as u64),
         }
     }
@@ -79,7 +85,7 @@ impl Cell {
             self.timed += 1;
             self.busy_us += us;
             self.max_us = self.max_us.max(us);
-            if h.ok {
+            if h.worked {
                 let short = u32::try_from(us).unwrap_or(u32::MAX);
                 self.ok_floor_us = if self.ok_timed == 0 {
                     short
@@ -162,6 +168,25 @@ mod tests {
         assert_eq!(a.done, 2);
         assert_eq!(a.first.line, 3);
         assert_eq!(a.mean_ms(), Some(20.0));
+    }
+
+    /// A request its client gave up on (499) held the server's connection
+    /// for its work; one that failed after waiting for a connection (500
+    /// after the acquire timeout) held none.
+    #[test]
+    fn an_abandoned_request_held_its_connection_a_timed_out_one_did_not() {
+        let r = |status, d: f64| Request {
+            status: Some(status),
+            duration_ms: Some(d),
+            ..Request::default()
+        };
+        let mut c = Cell::default();
+        c.add(&r(499, 10_000.0), true, true);
+        c.add(&r(500, 15_000.0), true, true);
+        c.add(&r(200, 40.0), true, true);
+        assert_eq!(c.ok_timed, 2);
+        assert_eq!(c.ok_floor_us, 40_000);
+        assert_eq!(c.ok, 1);
     }
 
     #[test]

@@ -89,6 +89,11 @@ pub fn input_config(inputs: Vec<PathBuf>, a: &InputArgs) -> Result<InputConfig, 
                     c.tenant_fields
                         .push(format!("{parent}.{}", value.to_ascii_lowercase()));
                 }
+                // Traefik's JSON access log keeps headers as top-level
+                // `request_<Name>`; an nginx JSON log_format as `$http_<name>`.
+                let snake = value.to_ascii_lowercase().replace('-', "_");
+                c.tenant_fields.push(format!("request_{value}"));
+                c.tenant_fields.push(format!("http_{snake}"));
             }
             "query" => c.tenant_queries.push(value.to_string()),
             "path" => {

@@ -318,9 +318,9 @@ fn weigh<'a>(
     // For: connections in use climbing from the change to the onset at
     // the same load (a leak shipped in the release). When a client's own
     // behaviour explains the incident, what it held is its doing.
-    let leak = (!a.attribution.culprit && change.ts <= onset)
-        .then(|| a.span)
-        .flatten()
+    let leak = a
+        .span
+        .filter(|_| !a.attribution.culprit && change.ts <= onset)
         .and_then(|span| super::leak::since(cx.agg, &a.totals, span, change.ts, onset));
     if let Some(l) = leak {
         for_it += 0.3;
