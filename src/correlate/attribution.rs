@@ -109,6 +109,10 @@ pub const MIN_SHARE_SHIFT: f64 = 0.25;
 /// And it holds at least a third of the resource in the window.
 pub const MIN_CULPRIT_SHARE: f64 = 1.0 / 3.0;
 
+/// The total request rate grew when the window's is at least this many
+/// times the baseline's.
+pub const GREW_RATIO: f64 = 1.5;
+
 pub fn attribute(
     agg: &Aggregates,
     window: Span,
@@ -237,7 +241,10 @@ pub fn build(
     });
     let baseline_rate = total_b as f64 / bsecs;
     let window_rate = total_w as f64 / wsecs;
-    let grew = poisson_exceeds(total_w as f64, baseline_rate * wsecs);
+    // Grew means by a good part, not by chance: a tenth more traffic in a
+    // busy hour passes the Poisson test but is no "organic growth".
+    let grew = poisson_exceeds(total_w as f64, baseline_rate * wsecs)
+        && window_rate >= GREW_RATIO * baseline_rate;
     let distinct = stats.len();
     let with_failures = stats.iter().filter(|s| s.window_failed > 0).count();
     let active = stats.iter().filter(|s| s.window_requests > 0).count();

@@ -386,10 +386,43 @@ pub fn find(span: Span, flags: &Flags) -> Option<Incident> {
             .map(|i| usize::from(flags.symptom(i)) + usize::from(flags.errors[i]))
             .sum()
     };
-    let &(first, last, _) = clusters
-        .iter()
+    let qualifying: Vec<(usize, usize, usize)> = clusters
+        .into_iter()
         .filter(|c| (c.1 - c.0) as i64 + 1 >= MIN_INCIDENT_SECS && c.2 >= MIN_SYMPTOM_SECS)
-        .max_by(|a, b| weight(a).cmp(&weight(b)).then(b.0.cmp(&a.0)))?;
+        .collect();
+    let best = qualifying
+        .iter()
+        .enumerate()
+        .max_by(|(_, a), (_, b)| weight(a).cmp(&weight(b)).then(b.0.cmp(&a.0)))
+        .map(|(i, _)| i)?;
+    // A relapse is the same incident: a service that is healthy for three
+    // minutes between ten minutes of failures and half an hour more has
+    // one incident, not two (and the first half must not become the
+    // baseline of the second). Neighbouring clusters join when the healthy
+    // gap between them is shorter than half the shorter of the two.
+    let joins = |a: &(usize, usize, usize), b: &(usize, usize, usize)| {
+        let gap = b.0.saturating_sub(a.1);
+        let shorter = (a.1 - a.0 + 1).min(b.1 - b.0 + 1);
+        gap <= shorter / 2
+    };
+    let (mut lo, mut hi) = (best, best);
+    loop {
+        let mut grew = false;
+        let whole = (qualifying[lo].0, qualifying[hi].1, 0);
+        if lo > 0 && joins(&qualifying[lo - 1], &whole) {
+            lo -= 1;
+            grew = true;
+        }
+        let whole = (qualifying[lo].0, qualifying[hi].1, 0);
+        if hi + 1 < qualifying.len() && joins(&whole, &qualifying[hi + 1]) {
+            hi += 1;
+            grew = true;
+        }
+        if !grew {
+            break;
+        }
+    }
+    let (first, last) = (qualifying[lo].0, qualifying[hi].1);
     let mut onset = first;
     for cause in &flags.causes {
         // The cause's latest second at or before the first symptom, no more
@@ -545,6 +578,26 @@ mod tests {
         }
         let inc = find(span, &f).expect("incident");
         assert_eq!((inc.onset, inc.recovered), (2000, 2240));
+    }
+
+    /// Ten minutes of failures, three healthy minutes, half an hour more:
+    /// one incident from the first failure. A two-minute blip ten minutes
+    /// before it stays out.
+    #[test]
+    fn a_relapse_after_a_short_respite_is_the_same_incident() {
+        let span = Span::new(0, 7200);
+        let mut f = flags(7200);
+        for i in 1000..1120 {
+            f.errors[i] = true;
+        }
+        for i in 1720..2320 {
+            f.errors[i] = true;
+        }
+        for i in 2530..4330 {
+            f.errors[i] = true;
+        }
+        let inc = find(span, &f).expect("incident");
+        assert_eq!((inc.onset, inc.recovered), (1720, 4330));
     }
 
     #[test]

@@ -191,14 +191,26 @@ pub fn build(a: &Analysis) -> Vec<TimelineEntry> {
 
     if let Some((s, o)) = a.errors_start {
         let span = a.span.unwrap_or(window);
-        let cell = a.totals[(s - span.start) as usize];
+        let i = (s - span.start) as usize;
+        let cell = a.totals[i];
+        // The failure rate is judged on windows, so its first second may
+        // hold none: the minute from it says how many.
+        let text = if cell.failed > 0 {
+            format!(
+                "Requests start failing ({} failed in that second)",
+                cell.failed
+            )
+        } else {
+            let minute: u32 = a.totals[i..(i + 60).min(a.totals.len())]
+                .iter()
+                .map(|c| c.failed)
+                .sum();
+            format!("Requests start failing ({minute} failed in the minute from then)")
+        };
         out.push(TimelineEntry {
             ts: s * 1000,
             kind: TimelineKind::ErrorsStart,
-            text: format!(
-                "Requests start failing ({} failed in that second)",
-                cell.failed
-            ),
+            text,
             sources: vec![a.source(o)],
         });
     }

@@ -15,8 +15,15 @@ use crate::event::Signal;
 
 pub const ID: &str = "pool_exhaustion";
 
+/// When one client's work held the pool.
 const ACTIONS: &[&str] = &[
     "Dedicated connection pools for interactive and bulk work, so one cannot starve the other",
+    "Fail fast on pool checkout (short acquire timeout) instead of queueing for tens of seconds",
+    "Alert on the leading indicators: pool usage near its maximum and requests waiting for a connection",
+];
+/// When no client explains it: something in the service held connections.
+const ACTIONS_NO_CLIENT: &[&str] = &[
+    "Find what held the connections: the pool's leak detection (HikariCP leakDetectionThreshold, SQLAlchemy pool events) and checkout time per endpoint",
     "Fail fast on pool checkout (short acquire timeout) instead of queueing for tens of seconds",
     "Alert on the leading indicators: pool usage near its maximum and requests waiting for a connection",
 ];
@@ -132,7 +139,11 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
         },
         evidence,
         timeline: Vec::new(),
-        actions: ACTIONS,
+        actions: if a.attribution.culprit {
+            ACTIONS
+        } else {
+            ACTIONS_NO_CLIENT
+        },
     });
 }
 

@@ -28,7 +28,12 @@ pub const ID: &str = "retry_storm";
 
 const ACTIONS: &[&str] = &[
     "Retries with jittered exponential backoff and a retry budget in the client SDKs and integrations",
-    "Honour Retry-After / 429 responses, and resume bulk jobs where they stopped instead of starting over",
+    "Shed or rate-limit with 429 and Retry-After while recovering, so retries wait instead of piling on",
+];
+/// When the retrier started its work over (an export from page 1).
+const ACTIONS_RESUMED: &[&str] = &[
+    "Retries with jittered exponential backoff and a retry budget in the client SDKs and integrations",
+    "Resume bulk jobs where they stopped (a cursor or checkpoint) instead of starting over",
 ];
 
 /// Clients of each dimension examined, the busiest in the incident first.
@@ -47,6 +52,9 @@ const SHARE_STORM: f64 = 0.3;
 /// whose client also slowed its own work still counts, while a client whose
 /// rate hardly moved does not.
 const ADDED_OF_RESENT: f64 = 0.5;
+/// A client is named as the retrier when its request rate rose at least
+/// this many times as far as the rest of the service's did.
+const STANDS_OUT: f64 = 2.0;
 /// A client's own share counts once it re-sent this many: a handful of
 /// retries from a small client is no storm however large its share.
 const CLIENT_MIN_RETRIED: u64 = 20;
@@ -132,6 +140,22 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
         t.retried.requests >= CLIENT_MIN_RETRIED
             && t.retried.requests / sample >= CLIENT_MIN_RETRIED / 2
     });
+    // Named only when it stands out: most of the retries, and its own rate
+    // rose well beyond everyone else's. When every client sends about
+    // 2.7x its baseline (retries all round), the busiest of them is no
+    // more the cause than the rest, and naming it blames a customer.
+    let rate_ratio = |sent: u64, base: u64| {
+        (sent as f64 / window.secs().max(1.0)) / ((base as f64 + 1.0) / baseline.secs().max(1.0))
+    };
+    let stands_out = |t: &Case| {
+        let own = rate_ratio(t.sent, t.baseline_sent);
+        let rest = rate_ratio(
+            all.sent.saturating_sub(t.sent),
+            all.baseline_sent.saturating_sub(t.baseline_sent),
+        );
+        own >= STANDS_OUT * rest
+    };
+    let top = top.filter(|t| stands_out(t));
     let judged = match &top {
         Some(t) if t.share() > all.share() => t,
         _ => &all,
@@ -323,7 +347,11 @@ fn finding(
             ),
             sources: vec![a.source(origin)],
         }],
-        actions: ACTIONS,
+        actions: if named.resent_from.is_some() {
+            ACTIONS_RESUMED
+        } else {
+            ACTIONS
+        },
     }
 }
 

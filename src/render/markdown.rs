@@ -33,6 +33,32 @@ const STORY: [(&str, &str); 5] = [
     ),
 ];
 
+/// Findings that name what caused an incident (the cascade's patterns
+/// are how it spread), strongest first in the summary.
+const CAUSES: [&str; 6] = [
+    "deploy_regression",
+    "tenant_surge",
+    "slow_request_hogging",
+    "stuck_instance",
+    "upstream_rate_limit",
+    "crash_loop",
+];
+
+/// `The deploy of ...` -> `the deploy of ...`, leaving a leading name
+/// (`acct-4411 ...`, `` `web` ``) as it is.
+fn lower_first(s: &str) -> String {
+    let mut c = s.chars();
+    match c.next() {
+        Some(f)
+            if f.is_ascii_uppercase()
+                && c.clone().next().is_some_and(|n| n.is_ascii_lowercase()) =>
+        {
+            f.to_ascii_lowercase().to_string() + c.as_str()
+        }
+        _ => s.to_string(),
+    }
+}
+
 fn cell(s: &str) -> String {
     s.replace('|', "\\|").replace('\n', " ")
 }
@@ -156,19 +182,34 @@ fn summary(out: &mut String, r: &Report) {
         let _ = write!(s, " For {} nothing was served at all.", duration(longest));
     }
     let attr = &r.attribution;
-    if let Some(f) = r
-        .findings
-        .iter()
-        .find(|f| f.pattern == "tenant_surge" && f.confidence >= SUPPORTED)
-    {
+    // The cause the report found leads, as a reader of a postmortem expects
+    // ("The likely cause: ..."); the cascade follows.
+    let cause = supported(r)
+        .filter(|f| CAUSES.contains(&f.pattern.as_str()))
+        .max_by(|a, b| a.confidence.total_cmp(&b.confidence));
+    let retries = supported(r).any(|f| f.pattern == "retry_storm");
+    if let Some(f) = cause {
+        let _ = write!(s, " The likely cause: {}.", lower_first(&f.title));
+    }
+    if let Some(f) = supported(r).find(|f| f.pattern == "red_herring_deploy") {
         let _ = write!(s, " {}.", f.title);
-    } else if attr.organic && attr.grew {
+    }
+    let surge = cause.is_some_and(|f| f.pattern == "tenant_surge");
+    if surge {
+        // Its title already says who drove the load.
+    } else if attr.organic && attr.grew && retries {
+        let _ = write!(
+            s,
+            " Request volume rose across many {}s at once, much of it retries; no single {} explains it.",
+            attr.dimension, attr.dimension
+        );
+    } else if attr.organic && attr.grew && cause.is_none() {
         let _ = write!(
             s,
             " Request volume grew across many {}s at once; no single {} explains it (organic growth).",
             attr.dimension, attr.dimension
         );
-    } else if attr.organic {
+    } else if attr.organic && cause.is_none() {
         let _ = write!(
             s,
             " No single {} changed its behaviour enough to explain it.",
@@ -182,7 +223,7 @@ fn summary(out: &mut String, r: &Report) {
         .collect();
     if !chain.is_empty() {
         let _ = write!(s, " The cascade: {}.", chain.join("; then "));
-    } else {
+    } else if cause.is_none() {
         s.push_str(" The data shows the symptoms but no known cascade pattern explains them; see the timeline.");
     }
     if let Some(rec) = &r.incident.recovered {
