@@ -34,14 +34,31 @@ pub fn held_ms<'a>(
                 .push((c.ok_floor_us, c.ok_timed));
         }
     }
+    // The service's own-work floor over everyone's served requests: what
+    // a value with too few requests to speak for itself is taken at.
+    let mut all: Vec<(u32, u32)> = floors.values().flatten().copied().collect();
+    let n_all: u64 = all.iter().map(|e| u64::from(e.1)).sum();
+    let service = lower_quantile(&mut all, n_all);
     floors
         .into_iter()
         .map(|(id, mut f)| {
             let n: u64 = f.iter().map(|e| u64::from(e.1)).sum();
-            (id, n as f64 * lower_quantile(&mut f, n) / 1000.0)
+            let own = lower_quantile(&mut f, n);
+            // A handful of requests that all waited in a queue has a high
+            // "lowest tenth" that is waiting, not work.
+            let floor = if n < MIN_OWN_SAMPLE {
+                own.min(service)
+            } else {
+                own
+            };
+            (id, n as f64 * floor / 1000.0)
         })
         .collect()
 }
+
+/// Served requests a value needs for its own lowest tenth to stand for
+/// its work: below it, its tenth is one or two requests.
+const MIN_OWN_SAMPLE: u64 = 30;
 
 /// The duration (microseconds) below which [`OWN_WORK_QUANTILE`] of the
 /// requests fall, each second's shortest standing for all its requests
@@ -84,6 +101,21 @@ mod tests {
         let held = held_ms(cells.iter().map(|(i, s, c)| (*i, *s, c)), Span::new(0, 100));
         assert_eq!(held[&1], 1000.0 * 10.0);
         assert_eq!(held[&2], 100.0 * 5_000.0);
+    }
+
+    /// Twelve requests that each waited 14 s in a queue and were served do
+    /// not speak for their own work: they are taken at the service's floor.
+    #[test]
+    fn a_handful_of_queued_requests_is_taken_at_the_services_floor() {
+        let mut cells = Vec::new();
+        for s in 0..100 {
+            cells.push((1, s, served(20, 10)));
+            if s % 8 == 0 {
+                cells.push((2, s, served(14_000, 1)));
+            }
+        }
+        let held = held_ms(cells.iter().map(|(i, s, c)| (*i, *s, c)), Span::new(0, 100));
+        assert_eq!(held[&2], 13.0 * 20.0);
     }
 
     #[test]

@@ -106,6 +106,13 @@ const MIN_COSTLY_REQUESTS: u64 = 20;
 /// A culprit's share of the scarce resource rises by at least a quarter of
 /// the whole: less than that, and most of what ran out is someone else's.
 pub const MIN_SHARE_SHIFT: f64 = 0.25;
+/// And it sent at least this share of the window's requests. Held time is
+/// estimated from a client's fastest served requests; a client with a few
+/// dozen requests, every one of which waited in the pool's queue, has no
+/// fast ones, and its waiting reads as work: a tenant with 0.1% of the
+/// requests was blamed for a pool its neighbour held. Hogs that matter
+/// send a few percent of the requests or more (seed 003: 4%).
+pub const MIN_CULPRIT_REQUESTS: f64 = 0.01;
 /// And it holds at least a third of the resource in the window.
 pub const MIN_CULPRIT_SHARE: f64 = 1.0 / 3.0;
 
@@ -237,7 +244,10 @@ pub fn build(
         } else {
             r.share_of_requests
         };
-        r.changed() && r.share_shift >= MIN_SHARE_SHIFT && held >= MIN_CULPRIT_SHARE
+        r.changed()
+            && r.share_shift >= MIN_SHARE_SHIFT
+            && held >= MIN_CULPRIT_SHARE
+            && r.share_of_requests >= MIN_CULPRIT_REQUESTS
     });
     let baseline_rate = total_b as f64 / bsecs;
     let window_rate = total_w as f64 / wsecs;

@@ -89,7 +89,10 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
         return;
     };
     let hogs = |s: &(&DimStats, f64, f64, bool)| {
-        s.1 >= MIN_BUSY_SHARE && s.1 >= HOG_FACTOR * s.2 && s.0.window_requests >= 10
+        s.1 >= MIN_BUSY_SHARE
+            && s.1 >= HOG_FACTOR * s.2
+            && s.0.window_requests >= 10
+            && s.2 >= crate::correlate::attribution::MIN_CULPRIT_REQUESTS
     };
     // Held time leaves out queueing for a pool, and with it every failed
     // request. Where the pool metrics show no request waiting and no pool
