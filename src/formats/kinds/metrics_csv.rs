@@ -358,16 +358,7 @@ fn headerless(cells: Vec<Cow<'_, str>>) -> Result<Vec<Fields<'_>>, Skip> {
     }
     let value = number(value)?;
     for extra in it {
-        let (k, v) = match extra {
-            Cow::Borrowed(e) => e
-                .split_once('=')
-                .map(|(k, v)| (Cow::Borrowed(k), Cow::Borrowed(v))),
-            Cow::Owned(e) => e
-                .split_once('=')
-                .map(|(k, v)| (Cow::Owned(k.to_string()), Cow::Owned(v.to_string()))),
-        }
-        .ok_or("an extra column is not label=value")?;
-        labels.push((k, v));
+        labels.push(label_pair(extra).ok_or("an extra column is not label=value")?);
     }
     Ok(vec![metric_record(ts, name, value, &labels)])
 }
@@ -402,20 +393,24 @@ fn long<'r>(
     // rows that go on with `label=value` cells, as the headerless shape has.
     let header_columns = label_columns.len() + 2 + usize::from(metric.is_some());
     for extra in cells.into_iter().skip(header_columns).flatten() {
-        let pair = match extra {
-            Cow::Borrowed(e) => e
-                .split_once('=')
-                .map(|(k, v)| (Cow::Borrowed(k), Cow::Borrowed(v))),
-            Cow::Owned(e) => e
-                .split_once('=')
-                .map(|(k, v)| (Cow::Owned(k.to_string()), Cow::Owned(v.to_string()))),
-        };
         // Anything else there (a trailing comma's empty cell) says nothing.
-        if let Some((k, v)) = pair.filter(|(k, v)| is_label_name(k) && !v.is_empty()) {
+        if let Some((k, v)) = label_pair(extra).filter(|(k, v)| is_label_name(k) && !v.is_empty()) {
             labels.push((k, v));
         }
     }
     Ok(vec![metric_record(ts, name, v, &labels)])
+}
+
+/// `key=value` -> (key, value), borrowing when the cell does.
+fn label_pair(cell: Cow<'_, str>) -> Option<Label<'_>> {
+    match cell {
+        Cow::Borrowed(e) => e
+            .split_once('=')
+            .map(|(k, v)| (Cow::Borrowed(k), Cow::Borrowed(v))),
+        Cow::Owned(e) => e
+            .split_once('=')
+            .map(|(k, v)| (Cow::Owned(k.to_string()), Cow::Owned(v.to_string()))),
+    }
 }
 
 /// A Prometheus label name: letters, digits and `_`, not starting with a digit.
