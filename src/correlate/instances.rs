@@ -124,44 +124,42 @@ fn mark(
     e: &crate::event::InfraEvent,
     object: String,
 ) {
-    {
-        match e.kind {
-            InfraKind::Killing | InfraKind::OomKilled | InfraKind::BackOff => {
-                h.instances.insert(object.clone());
-                marks.entry(object.clone()).or_default().push((
-                    e.ts,
-                    Mark::Down,
-                    e.origin,
-                    Some(e.message.clone()),
-                ));
-            }
-            InfraKind::Started => {
-                h.instances.insert(object.clone());
-                marks
-                    .entry(object.clone())
-                    .or_default()
-                    .push((e.ts, Mark::Up, e.origin, None));
-            }
-            InfraKind::ProbeFailed => {
-                h.instances.insert(object.clone());
-                let p = h
-                    .probe_failures
-                    .entry(object.clone())
-                    .or_insert(ProbeFailures {
-                        first: e.first_ts,
-                        last: e.ts,
-                        count: 0,
-                        origin: e.origin,
-                        runs: Vec::new(),
-                    });
-                p.first = p.first.min(e.first_ts);
-                p.last = p.last.max(e.ts);
-                p.runs.push((e.first_ts, e.ts, e.origin));
-                // Event streams repeat one event with a growing count: keep the largest.
-                p.count = p.count.max(e.count);
-            }
-            _ => {}
+    match e.kind {
+        InfraKind::Killing | InfraKind::OomKilled | InfraKind::BackOff => {
+            h.instances.insert(object.clone());
+            marks.entry(object.clone()).or_default().push((
+                e.ts,
+                Mark::Down,
+                e.origin,
+                Some(e.message.clone()),
+            ));
         }
+        InfraKind::Started => {
+            h.instances.insert(object.clone());
+            marks
+                .entry(object.clone())
+                .or_default()
+                .push((e.ts, Mark::Up, e.origin, None));
+        }
+        InfraKind::ProbeFailed => {
+            h.instances.insert(object.clone());
+            let p = h
+                .probe_failures
+                .entry(object.clone())
+                .or_insert(ProbeFailures {
+                    first: e.first_ts,
+                    last: e.ts,
+                    count: 0,
+                    origin: e.origin,
+                    runs: Vec::new(),
+                });
+            p.first = p.first.min(e.first_ts);
+            p.last = p.last.max(e.ts);
+            p.runs.push((e.first_ts, e.ts, e.origin));
+            // Event streams repeat one event with a growing count: keep the largest.
+            p.count = p.count.max(e.count);
+        }
+        _ => {}
     }
 }
 

@@ -213,10 +213,7 @@ fn pool_queued(a: &crate::correlate::Analysis, window: crate::aggregate::Span) -
     let Some(span) = a.span else {
         return true;
     };
-    (window.start.max(span.start)..window.end.min(span.end)).any(|s| {
-        let i = (s - span.start) as usize;
-        a.pool.saturated_secs.get(i).copied().unwrap_or(false)
-            || a.pool.waiting_secs.get(i).copied().unwrap_or(false)
-            || a.pool.log_lines.get(i).is_some_and(|c| *c > 0)
-    })
+    a.pool.first_saturated(span, window).is_some()
+        || (window.start.max(span.start)..window.end.min(span.end))
+            .any(|s| a.pool.waiting_secs[(s - span.start) as usize])
 }
