@@ -106,6 +106,10 @@ pub struct Request<'a> {
     /// A hash of the request id the source wrote (`$request_id`, an
     /// `X-Request-ID`): a request that two inputs record counts once.
     pub request_id: Option<u64>,
+    /// Read from an application log's request lines (a structlog or bunyan
+    /// "GET /x 200 12ms" record), not from an access log: the application's
+    /// second view of requests the access logs also hold, when they exist.
+    pub from_log: bool,
 }
 
 impl Request<'_> {
@@ -124,6 +128,7 @@ impl Request<'_> {
             status: self.status,
             bytes: self.bytes,
             kind: self.kind,
+            from_log: self.from_log,
             request_id: self.request_id,
         }
     }

@@ -129,6 +129,13 @@ pub struct Aggregates {
     seen: Seen,
     /// Requests left out as repeats of an earlier input's.
     repeats: u64,
+    /// Requests read from access logs.
+    edge_requests: u64,
+    /// Requests read from application logs' request lines, held back until
+    /// every input is read: counted only when no access log was given.
+    log_requests: Vec<Request<'static>>,
+    /// Those left out because access logs were given.
+    log_requests_left: u64,
 }
 
 impl crate::event::EventSink for Aggregates {
@@ -235,6 +242,22 @@ impl Aggregates {
     }
 
     fn add_request(&mut self, r: &Request) {
+        // An application that logs its own requests logs the requests the
+        // access logs in front of it hold: both counted, every request
+        // counts twice, and the application's durations (its pool waits)
+        // sit beside the proxy's. No request id ties the two (an ALB's
+        // trace id is not the application's), so the access logs win.
+        if r.from_log {
+            // Once an access log has been read the line can only be left
+            // out: count it rather than hold it.
+            if self.edge_requests > 0 {
+                self.log_requests_left += 1;
+            } else {
+                self.log_requests.push(r.clone().into_owned());
+            }
+            return;
+        }
+        self.edge_requests += 1;
         if r.request_id.is_some_and(|id| self.seen.repeat(id)) {
             self.repeats += 1;
             return;
@@ -363,6 +386,11 @@ impl Aggregates {
         series.points.push((m.ts, m.value));
     }
 
+    /// Application-log request lines left out because access logs were given.
+    pub fn log_requests_left_out(&self) -> u64 {
+        self.log_requests_left
+    }
+
     /// Requests left out because an earlier input held the same request id.
     pub fn repeated_requests(&self) -> u64 {
         self.repeats
@@ -378,6 +406,9 @@ impl Aggregates {
         self.seen.merge(std::mem::take(&mut other.seen));
         self.repeats += other.repeats;
         other.repeats = 0;
+        let edge = std::mem::take(&mut other.edge_requests);
+        let mut logs = std::mem::take(&mut other.log_requests);
+        let left = std::mem::take(&mut other.log_requests_left);
         // Nothing here yet (the first worker's part): take the other whole
         // rather than rebuild it entry by entry. Change records do not date
         // the span (`add`), so an aggregate of a deploy log alone has no
@@ -389,8 +420,16 @@ impl Aggregates {
             self.bounds = bounds;
             self.seen = seen;
             self.repeats = repeats;
+            (
+                self.edge_requests,
+                self.log_requests,
+                self.log_requests_left,
+            ) = (edge, logs, left);
             return;
         }
+        self.edge_requests += edge;
+        self.log_requests.append(&mut logs);
+        self.log_requests_left += left;
         let remap: Vec<u32> = (0..other.names.len() as u32)
             .map(|i| self.names.id(other.names.name(i)))
             .collect();
@@ -459,6 +498,19 @@ impl Aggregates {
     pub fn finish(&mut self) {
         self.frames = Default::default();
         self.flush_recent();
+        let logs = std::mem::take(&mut self.log_requests);
+        if self.edge_requests > 0 {
+            self.log_requests_left += logs.len() as u64;
+        } else if !logs.is_empty() {
+            // In the order they were read, whatever the threads did.
+            let mut logs = logs;
+            logs.sort_by_key(|r| r.origin);
+            for mut r in logs {
+                r.from_log = false;
+                self.add_request(&r);
+            }
+            self.flush_recent();
+        }
         for s in self.metrics.values_mut() {
             s.points
                 .sort_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)));

@@ -275,7 +275,10 @@ impl<'c, 'i> LineCx<'c, 'i> {
             stats.read_by(read.format, 1);
         }
         match (read.built, read.unplaced) {
-            (Ok(Some(ev)), _) => {
+            (Ok(Some(mut ev)), _) => {
+                if let Event::Request(r) = &mut ev {
+                    r.from_log = true;
+                }
                 self.above.remember(&ev);
                 stats.parsed_at(ev.ts());
                 sink.push(ev);

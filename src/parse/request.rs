@@ -104,6 +104,7 @@ pub(super) fn request<'f>(
             .map(Cow::Borrowed),
         route,
         kind,
+        from_log: false,
         request_id: fields
             .get(Role::RequestId)
             .map(str::trim_ascii)

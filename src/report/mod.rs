@@ -318,6 +318,12 @@ pub fn build(
             agg.repeated_requests()
         ));
     }
+    if agg.log_requests_left_out() > 0 {
+        warnings.push(format!(
+            "{} request line(s) of application logs were not counted as requests: the access logs given hold the same requests, as the proxy saw them",
+            agg.log_requests_left_out()
+        ));
+    }
     if agg.path_sample_rate() > 1 {
         warnings.push(format!(
             "more than {} distinct (tenant, path) pairs: retry detection kept 1 path in {} (chosen by hash), so its path counts are estimates",

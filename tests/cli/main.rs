@@ -20,6 +20,7 @@ mod fixture;
 mod flipped;
 mod hostile;
 mod instances;
+mod log_requests;
 // The scenario generator, shared with `examples/scenarios` and `examples/accuracy`.
 #[path = "../../examples/scenarios/gen/mod.rs"]
 mod gen;
