@@ -346,11 +346,7 @@ mod tests {
         // Everyone's requests waited about 8 s for a connection in the
         // window; only `hog`'s then held one, for 20 s each. By busy time
         // it has a third of the whole; by what it held, nearly all of it.
-        let mut hog = stat("hog", 200, 1500, 28_000.0, 50.0);
-        hog.window_held_ms = 200.0 * 20_000.0;
-        let mut rest = stat("everyone-else", 1000, 10_000, 8_000.0, 50.0);
-        rest.window_held_ms = 1000.0 * 10.0;
-        let a = attribute(&[hog, rest]);
+        let a = pool_held_by_hog(50.0);
         assert!(a.rows[0].share_of_busy_time < 0.45);
         assert_eq!(a.rows[0].value, "hog");
         assert!(a.culprit, "{:?}", a.rows[0]);
@@ -363,11 +359,7 @@ mod tests {
     /// rest's, and it holds the pool.
     #[test]
     fn a_slow_integration_is_blamed_though_the_queue_slowed_everyone_more() {
-        let mut hog = stat("hog", 200, 1500, 28_000.0, 500.0);
-        hog.window_held_ms = 200.0 * 20_000.0;
-        let mut rest = stat("everyone-else", 1000, 10_000, 8_000.0, 50.0);
-        rest.window_held_ms = 1000.0 * 10.0;
-        let a = attribute(&[hog, rest]);
+        let a = pool_held_by_hog(500.0);
         let r = &a.rows[0];
         assert_eq!(r.value, "hog");
         assert!(r.cost_ratio < CHANGE_RATIO * r.crowd_cost_ratio, "{r:?}");
@@ -390,6 +382,17 @@ mod tests {
         assert!(a.rows[0].share_of_held_time > 0.5);
         assert!(!a.rows[0].changed(), "{:?}", a.rows[0]);
         assert!(!a.culprit && a.organic);
+    }
+
+    /// Everyone's requests waited about 8 s for a connection in the window;
+    /// `hog`'s (200 against 1500 in the baseline, `hog_baseline_ms` each
+    /// there) then held one for 20 s each.
+    fn pool_held_by_hog(hog_baseline_ms: f64) -> Attribution {
+        let mut hog = stat("hog", 200, 1500, 28_000.0, hog_baseline_ms);
+        hog.window_held_ms = 200.0 * 20_000.0;
+        let mut rest = stat("everyone-else", 1000, 10_000, 8_000.0, 50.0);
+        rest.window_held_ms = 1000.0 * 10.0;
+        attribute(&[hog, rest])
     }
 
     /// 100 s window, 1000 s baseline.
