@@ -23,6 +23,10 @@ pub struct Detection {
     /// specific ones that read some of the head's other lines (a second
     /// format concatenated), then the generic reader.
     pub fallbacks: Vec<usize>,
+    /// A request format read only some of the head and a log format reads
+    /// much of the rest: an application's log that also writes a line per
+    /// request (pino-http beside the app's own lines), not an access log.
+    pub log_requests: bool,
 }
 
 /// The share of head lines a specific format must read to be chosen over
@@ -78,11 +82,21 @@ pub fn detect(cat: &Catalogue, head: &[String]) -> (Option<Detection>, Vec<(usiz
             (None, g) => g,
         };
     }
-    let detection = best.map(|(format, score)| Detection {
-        format,
-        score,
-        mode,
-        fallbacks: fallbacks(cat, format, head, &json, mode),
+    let detection = best.map(|(format, score)| {
+        let (fallbacks, read) = fallbacks(cat, format, head, &json, mode);
+        let lines = head.iter().filter(|l| !l.trim().is_empty()).count().max(1);
+        let log_requests = cat.formats[format].def.produces == Produces::Request
+            && score < ACCESS_SHARE
+            && read.iter().any(|&(j, n)| {
+                cat.formats[j].def.produces == Produces::Log && n as f64 / lines as f64 >= MIN_SHARE
+            });
+        Detection {
+            format,
+            score,
+            mode,
+            fallbacks,
+            log_requests,
+        }
     });
     (detection, scores)
 }
@@ -156,14 +170,15 @@ fn best_of(scores: &[(usize, f64)]) -> Option<(usize, f64)> {
 
 /// The formats for the head's lines `primary` does not read: specific line
 /// formats that read some of them, most lines first, then the generic
-/// reader. Only for line inputs read line by line.
+/// reader. Only for line inputs read line by line. With them, the specific
+/// ones and how many of the head's lines each reads.
 fn fallbacks(
     cat: &Catalogue,
     primary: usize,
     head: &[String],
     json: &[Option<Value>],
     mode: RecordMode,
-) -> Vec<usize> {
+) -> (Vec<usize>, Vec<(usize, usize)>) {
     // Line formats only: a code kind's lines are not records on their own.
     let kind = cat.formats[primary].def.kind;
     let by_line = matches!(
@@ -174,7 +189,7 @@ fn fallbacks(
             | DefinitionKind::Logfmt
     );
     if mode != RecordMode::Lines || !by_line {
-        return Vec::new();
+        return (Vec::new(), Vec::new());
     }
     let stack = cat.generic();
     let unread: Vec<(&String, Option<&Value>)> = head
@@ -185,6 +200,7 @@ fn fallbacks(
         .filter(|(l, v)| line_credit(cat, primary, l, *v).is_some_and(|c| c == 0.0))
         .collect();
     let mut out = Vec::new();
+    let mut read = Vec::new();
     if !unread.is_empty() {
         let mut counts: Vec<(usize, usize)> = (0..cat.formats.len())
             .filter(|&j| j != primary && cat.formats[j].def.kind != DefinitionKind::Generic)
@@ -198,13 +214,15 @@ fn fallbacks(
             .collect();
         // Most lines read first; priority order breaks ties.
         counts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-        out.extend(counts.iter().take(MAX_FALLBACKS).map(|(j, _)| *j));
+        counts.truncate(MAX_FALLBACKS);
+        out.extend(counts.iter().map(|(j, _)| *j));
+        read = counts;
     }
     out.extend(
         (0..cat.formats.len())
             .filter(|&j| j != primary && cat.formats[j].def.kind == DefinitionKind::Generic),
     );
-    out
+    (out, read)
 }
 
 #[cfg(test)]

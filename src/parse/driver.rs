@@ -109,6 +109,7 @@ pub fn parse_input_inspect<S: EventSink>(
             score: 1.0,
             mode: record_mode(&head_text),
             fallbacks: Vec::new(),
+            log_requests: false,
         },
         None => match detect(cat, &head_text) {
             (Some(d), _) => d,
@@ -167,6 +168,7 @@ pub fn parse_input_inspect<S: EventSink>(
                 wrapped: wrapped(cat, format, &head_text),
                 strip: stripper.is_some(),
                 zone: opts.input_tz,
+                log_requests: detection.log_requests,
             };
             let mut cx = LineCx::new(format, cat, index, &mut reader, &mut times, &plan);
             let mut last = 0;

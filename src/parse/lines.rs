@@ -39,6 +39,8 @@ pub(super) struct LineCx<'c, 'i> {
     route_buf: String,
     /// The other JSON formats, for a valid JSON line this one leaves.
     json_others: Option<JsonFallback<'c>>,
+    /// Mark the requests read as an application log's ([`LinePlan::log_requests`]).
+    log_requests: bool,
 }
 
 impl<'c, 'i> LineCx<'c, 'i> {
@@ -60,6 +62,7 @@ impl<'c, 'i> LineCx<'c, 'i> {
             above: Above::default(),
             route_buf: String::new(),
             json_others: None,
+            log_requests: plan.log_requests,
         }
     }
 
@@ -200,11 +203,20 @@ impl<'c, 'i> LineCx<'c, 'i> {
                 for ev in events {
                     self.above.remember(&ev);
                     stats.parsed_at(ev.ts());
-                    sink.push(ev);
+                    sink.push(self.marked(ev));
                 }
             }
             (Err(reason), _) => self.fail(n, line, reason, stats, sink),
         }
+    }
+
+    /// An event of this input's own format, its request marked as an
+    /// application log's when the input is one.
+    fn marked<'e>(&self, mut ev: Event<'e>) -> Event<'e> {
+        if let Event::Request(r) = &mut ev {
+            r.from_log |= self.log_requests;
+        }
+        ev
     }
 
     /// Count one record's outcome and hand its event on.
@@ -234,7 +246,7 @@ impl<'c, 'i> LineCx<'c, 'i> {
             (Ok(Some(ev)), _) => {
                 self.above.remember(&ev);
                 stats.parsed_at(ev.ts());
-                sink.push(ev);
+                sink.push(self.marked(ev));
             }
             // Read, but no time to place it on the timeline.
             (Ok(None), Some(reason)) => stats.parsed_unplaced(&reason),

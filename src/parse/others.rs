@@ -34,6 +34,11 @@ pub(super) struct LinePlan {
     pub strip: bool,
     /// `--input-tz`, for the other formats' time parsers.
     pub zone: Zone,
+    /// The input is an application's log that carries request lines, not
+    /// an access log: its requests are marked [`Request::from_log`].
+    ///
+    /// [`Request::from_log`]: crate::event::Request::from_log
+    pub log_requests: bool,
 }
 
 /// The other formats, each with its own time parser.

@@ -60,7 +60,6 @@ fn report(args: &[&str]) -> Value {
 }
 
 #[test]
-#[ignore = "known defect: an app log half of whose lines are pino request lines is read as a pino_http access log, so its requests count twice (240 of 120)"]
 fn request_lines_of_an_application_log_are_not_counted_twice_beside_an_access_log() {
     let d = dir("both");
     let (a, b) = write_both(&d, 120);
