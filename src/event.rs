@@ -221,6 +221,10 @@ pub enum MetricRole {
     Restarts,
     RequestsRate,
     DbWritesRate,
+    /// An info series (its value is 1) whose labels name one instance in
+    /// several ways (`node_uname_info`: its `nodename` and the exporter's
+    /// `instance`): read only to tie names into instances.
+    InstanceInfo,
 }
 
 /// One sample of one series.

@@ -21,14 +21,20 @@ pub struct Cell {
     pub busy_us: u64,
     /// The longest duration, microseconds.
     pub max_us: u64,
-    /// Timed requests that were served (status < 400): only those held a
-    /// connection or worker for their work; a request that timed out
-    /// waiting for one held nothing. A 499 (the client gave up) may have
-    /// been either, and is not counted: counted, a client whose 20-s
-    /// timeout cut its waiting short was blamed for a leak's queue.
+    /// Timed requests that were served (status < 400): only those surely
+    /// held a connection or worker for their work; a request that timed
+    /// out waiting for one held nothing.
     pub ok_timed: u32,
     /// The shortest of their durations, microseconds (saturating).
     pub ok_floor_us: u32,
+    /// The sum of their durations, microseconds.
+    pub ok_busy_us: u64,
+    /// Timed requests the client gave up on (499): each may have held a
+    /// connection until then (a slow query runs on) or only waited for
+    /// one; [`super::held`] tells the two apart.
+    pub cut_timed: u32,
+    /// The sum of their durations, microseconds.
+    pub cut_busy_us: u64,
     /// The earliest line that fell in this bucket.
     pub first: Origin,
 }
@@ -42,6 +48,8 @@ pub struct Hit {
     pub ok: bool,
     /// Its work ran on the server (see [`Cell::ok_timed`]).
     pub worked: bool,
+    /// The client gave up on it (see [`Cell::cut_timed`]).
+    pub cut: bool,
     /// The duration in microseconds, if logged.
     pub us: Option<u64>,
 }
@@ -53,6 +61,7 @@ impl Hit {
             failed: r.failed(),
             ok: matches!(r.status, Some(s) if s < 400),
             worked: matches!(r.status, Some(s) if s < 400),
+            cut: r.status == Some(499),
             us: r.duration_ms.map(|d| (d * 1000.0).round().max(0.0) as u64),
         }
     }
@@ -92,6 +101,10 @@ impl Cell {
                     self.ok_floor_us.min(short)
                 };
                 self.ok_timed += 1;
+                self.ok_busy_us += us;
+            } else if h.cut {
+                self.cut_timed += 1;
+                self.cut_busy_us += us;
             }
         }
     }
@@ -122,6 +135,9 @@ impl Cell {
             };
         }
         self.ok_timed += o.ok_timed;
+        self.ok_busy_us += o.ok_busy_us;
+        self.cut_timed += o.cut_timed;
+        self.cut_busy_us += o.cut_busy_us;
     }
 
     /// Busy time in milliseconds.

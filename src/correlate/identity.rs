@@ -339,6 +339,7 @@ pub fn build(agg: &Aggregates, span: Span, identity_labels: &[String]) -> Identi
                     | MetricRole::MemoryUtilization
                     | MetricRole::Restarts
                     | MetricRole::RequestsRate
+                    | MetricRole::InstanceInfo
             )
         );
         if !of_an_instance {
@@ -616,6 +617,43 @@ mod tests {
             Some(("web-f9f6gqbs7v-vzbnz", "gke-prod-pool-1-0a83ff5d-zhf2"))
         );
         assert_eq!(scheduled("Created container web"), None);
+    }
+
+    /// The journal names a VM by its host name, the access log by the
+    /// address it proxied to; node_exporter's info series says which host
+    /// answers at which address.
+    #[test]
+    fn an_info_series_ties_a_host_name_to_its_address() {
+        use crate::event::{Event, MetricSample, Request};
+        let mut agg = Aggregates::new();
+        agg.add(Event::Request(Request {
+            ts: 1_000,
+            end_ts: 1_010,
+            route: "/x".into(),
+            status: Some(200),
+            instance: Some("10.42.5.56:3000".into()),
+            ..Request::default()
+        }));
+        for (addr, node) in [
+            ("10.42.5.56:9100", "worker-5"),
+            ("10.42.7.51:9100", "worker-7"),
+        ] {
+            agg.add(Event::Metric(MetricSample {
+                ts: 1_000,
+                origin: Default::default(),
+                name: "node_uname_info".into(),
+                role: Some(MetricRole::InstanceInfo),
+                value: 1.0,
+                instance: Some(addr.into()),
+                series: format!(r#"node_uname_info{{instance="{addr}",nodename="{node}"}}"#),
+            }));
+        }
+        agg.finish();
+        let labels = vec!["instance".to_string(), "nodename".to_string()];
+        let ids = build(&agg, Span::new(0, 10), &labels);
+        assert_eq!(ids.canonical("worker-5"), "10.42.5.56:3000");
+        assert_eq!(ids.canonical("worker-7"), ids.canonical("10.42.7.51:9100"));
+        assert_ne!(ids.canonical("worker-7"), "10.42.5.56:3000");
     }
 
     #[test]

@@ -377,7 +377,10 @@ fn fleet(
         }
     }
     for r in &a.history.restarts {
-        if r.down < hi && r.back_by() >= lo {
+        // One never seen back left the fleet when it went down (replaced
+        // in a rollout): before the lookback, it is not the fleet that failed.
+        let back = r.up.unwrap_or(r.down);
+        if r.down < hi && back >= lo {
             out.insert(r.instance.clone());
         }
     }

@@ -193,7 +193,8 @@ mod tests {
             max_us: (mean_ms * 1000.0) as u64,
             ok_timed: requests - failed,
             ok_floor_us: (mean_ms * 1000.0) as u32,
-            first: Default::default(),
+            ok_busy_us: (f64::from(requests - failed) * mean_ms * 1000.0) as u64,
+            ..Cell::default()
         }
     }
 

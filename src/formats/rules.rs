@@ -173,6 +173,7 @@ pub fn metric_role_named(name: &str) -> Option<MetricRole> {
         "restarts" => MetricRole::Restarts,
         "requests_rate" => MetricRole::RequestsRate,
         "db_writes_rate" => MetricRole::DbWritesRate,
+        "instance_info" => MetricRole::InstanceInfo,
         _ => return None,
     })
 }
