@@ -63,15 +63,26 @@ pub fn held_ms<'a>(
             by_sec.entry(s).or_default().push((id, c));
         }
     }
-    let mut held = served_ms(&by_sec);
-    for (id, ms) in abandoned_ms(&by_sec) {
+    // The service's lower tenth over everyone's served requests: its
+    // quickest work, which is no wait.
+    let mut all: Vec<(u32, u32)> = by_sec
+        .values()
+        .flatten()
+        .filter(|(_, c)| c.ok_timed > 0)
+        .map(|(_, c)| (c.ok_floor_us, c.ok_timed))
+        .collect();
+    let service = lower_quantile(&mut all);
+    let mut held = served_ms(&by_sec, service);
+    for (id, ms) in abandoned_ms(&by_sec, service) {
         *held.entry(id).or_default() += ms;
     }
     held
 }
 
-/// Served requests times the value's own lower tenth of served durations.
-fn served_ms(by_sec: &Moments) -> HashMap<u32, f64> {
+/// Served requests times the value's own lower tenth of served durations;
+/// `service` (the service's, microseconds) for a value with too few
+/// requests to speak for itself.
+fn served_ms(by_sec: &Moments, service: f64) -> HashMap<u32, f64> {
     // Per value: (shortest served duration of a second, served requests).
     let mut floors: HashMap<u32, Vec<(u32, u32)>> = HashMap::new();
     for (id, c) in by_sec.values().flatten() {
@@ -82,10 +93,6 @@ fn served_ms(by_sec: &Moments) -> HashMap<u32, f64> {
                 .push((c.ok_floor_us, c.ok_timed));
         }
     }
-    // The service's own-work floor over everyone's served requests: what
-    // a value with too few requests to speak for itself is taken at.
-    let mut all: Vec<(u32, u32)> = floors.values().flatten().copied().collect();
-    let service = lower_quantile(&mut all);
     floors
         .into_iter()
         .map(|(id, mut f)| {
@@ -104,11 +111,11 @@ fn served_ms(by_sec: &Moments) -> HashMap<u32, f64> {
 }
 
 /// What each value's abandoned requests held beyond an ordinary request.
-fn abandoned_ms(by_sec: &Moments) -> HashMap<u32, f64> {
+fn abandoned_ms(by_sec: &Moments, service: f64) -> HashMap<u32, f64> {
     if !by_sec.values().flatten().any(|(_, c)| c.cut_timed > 0) {
         return HashMap::new();
     }
-    let waits = waits_us(by_sec);
+    let waits = waits_us(by_sec, service);
     // Per value: served time beyond the wait of its moment, and requests.
     let mut beyond: HashMap<u32, (f64, u64)> = HashMap::new();
     for (s, row) in by_sec {
@@ -153,9 +160,9 @@ fn abandoned_ms(by_sec: &Moments) -> HashMap<u32, f64> {
 }
 
 /// The wait (microseconds) of each second: its pooled lower tenth of
-/// served durations less the lower tenth over the whole span (the work of
-/// the quickest requests, which is no wait).
-fn waits_us(by_sec: &Moments) -> HashMap<i64, f64> {
+/// served durations less `quickest`, the lower tenth over the whole span
+/// (the work of the quickest requests, which is no wait).
+fn waits_us(by_sec: &Moments, quickest: f64) -> HashMap<i64, f64> {
     // Per second, its cells' (shortest served duration, served requests):
     // each cell's shortest stands for all its requests, so the quantile
     // errs short and the wait is never overstated.
@@ -170,8 +177,6 @@ fn waits_us(by_sec: &Moments) -> HashMap<i64, f64> {
             (*s, f)
         })
         .collect();
-    let mut all: Vec<(u32, u32)> = floors.iter().flat_map(|(_, f)| f.iter().copied()).collect();
-    let quickest = lower_quantile(&mut all);
     let mut waits = HashMap::with_capacity(floors.len());
     let mut pool: Vec<(u32, u32)> = Vec::new();
     for (i, (s, own)) in floors.iter().enumerate() {
@@ -333,7 +338,7 @@ mod tests {
             }
         }
         let by_sec: Moments = cells.iter().map(|(i, s, c)| (*s, vec![(*i, c)])).collect();
-        let waits = waits_us(&by_sec);
+        let waits = waits_us(&by_sec, 10_000.0);
         assert!(waits.values().all(|w| *w == 0.0), "{waits:?}");
     }
 

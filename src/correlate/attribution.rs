@@ -46,11 +46,6 @@ pub struct AttributionRow {
     /// Mean duration of its requests in the window over that of everyone
     /// else's there (1 when either has none).
     pub cost_over_crowd: f64,
-    /// Held time per request in the window over that in its baseline (1
-    /// when either has none), and the same for everyone else: its own work
-    /// per request, with the queueing everyone shared left out.
-    pub held_cost_ratio: f64,
-    pub crowd_held_cost_ratio: f64,
     /// Requests above what its baseline rate explains.
     pub excess_requests: f64,
     pub share_of_excess: f64,
@@ -210,11 +205,6 @@ pub fn build(
             let crowd_rate = frac(crowd_w / wsecs, (crowd_b + 1.0) / bsecs);
             let crowd_cost_w = frac((busy_w - s.window_busy_ms).max(0.0), crowd_w);
             let crowd_cost_b = frac((busy_b - s.baseline_busy_ms).max(0.0), crowd_b);
-            let held_cost_w = frac(s.window_held_ms, s.window_requests as f64);
-            let held_cost_b = frac(s.baseline_held_ms, s.baseline_requests as f64);
-            let crowd_held_w = frac((held_w - s.window_held_ms).max(0.0), crowd_w);
-            let crowd_held_b = frac((held_b - s.baseline_held_ms).max(0.0), crowd_b);
-            let ratio_of = |w: f64, b: f64| if w > 0.0 && b > 0.0 { w / b } else { 1.0 };
             AttributionRow {
                 value: s.value.clone(),
                 integration: None,
@@ -249,8 +239,6 @@ pub fn build(
                 } else {
                     1.0
                 },
-                held_cost_ratio: ratio_of(held_cost_w, held_cost_b),
-                crowd_held_cost_ratio: ratio_of(crowd_held_w, crowd_held_b),
                 excess_requests: if poisson_exceeds(s.window_requests as f64, expected) {
                     excess
                 } else {
