@@ -308,7 +308,13 @@ pub fn analyse(
     let template_set = templates::TemplateSet::build(agg.templates());
     let surges = templates::surge::analyze(&template_set, &analysis);
     let mut findings = patterns::detect(&agg, &analysis);
-    templates::cite::cite(&mut findings, &template_set, &analysis, template_rules);
+    templates::cite::cite(
+        &mut findings,
+        &template_set,
+        surges.as_ref(),
+        &analysis,
+        template_rules,
+    );
     let mut warnings = Vec::new();
     if agg.first_ms().is_none() && agg.infra_events().is_empty() {
         warnings.push("no event in the inputs carried a usable timestamp".to_string());

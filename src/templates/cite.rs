@@ -1,9 +1,13 @@
 //! Findings -> the templates they rest on: each finding whose pattern
 //! `parsers/templates.json` maps to signals gets, as evidence, the templates
 //! whose lines carried those signals during the finding, most lines first.
+//! A pattern no signal speaks for (a slow route, a growing backlog, a bad
+//! deploy) cites instead the warning and error templates that were new or
+//! surging in the incident and began during the finding, best ranked first:
+//! what the logs started to say when it happened.
 //!
-//! In: findings, the [`TemplateSet`], the rules. Out: the same findings with
-//! up to [`MAX_CITED`] more evidence items each.
+//! In: findings, the [`TemplateSet`], its [`SurgeAnalysis`], the rules.
+//! Out: the same findings with up to [`MAX_CITED`] more evidence items each.
 //!
 //! ```text
 //! pool_exhaustion 07:57:00..08:01:35 + signal pool_exhausted
@@ -12,9 +16,11 @@
 
 use chrono::DateTime;
 
+use super::surge::{Status, Surge, SurgeAnalysis, LEAD};
 use super::{Rules, Template, TemplateSet};
 use crate::aggregate::Span;
 use crate::correlate::Analysis;
+use crate::event::Level;
 use crate::patterns::{Evidence, Finding};
 
 /// Templates cited per finding.
@@ -35,9 +41,28 @@ fn quoted(t: &Template) -> String {
     format!("{cut}…")
 }
 
-/// Add template evidence to every finding that has signals to cite.
-pub fn cite(findings: &mut [Finding], set: &TemplateSet, a: &Analysis, rules: &Rules) {
+/// Whether most of a template's records are warnings or worse: a surge of
+/// info lines (a request log, a heartbeat) says nothing about a fault.
+fn mostly_warnings(t: &Template) -> bool {
+    let bad: u64 = t.stats.levels[Level::Warn as usize..].iter().sum();
+    bad * 2 > t.stats.count
+}
+
+/// Add template evidence to every finding that has signals or surges to cite.
+pub fn cite(
+    findings: &mut [Finding],
+    set: &TemplateSet,
+    surges: Option<&SurgeAnalysis>,
+    a: &Analysis,
+    rules: &Rules,
+) {
     for f in findings {
+        if rules.surging_evidence.iter().any(|p| p == f.pattern) {
+            if let Some(s) = surges {
+                cite_surges(f, set, s, a);
+            }
+            continue;
+        }
         let Some(signals) = rules.evidence.get(f.pattern) else {
             continue;
         };
@@ -67,6 +92,40 @@ pub fn cite(findings: &mut [Finding], set: &TemplateSet, a: &Analysis, rules: &R
                 a.source(t.stats.first.1),
             ));
         }
+    }
+}
+
+/// The new or surging warning templates whose onset falls in the finding
+/// (from [`LEAD`] seconds before its start), best ranked first.
+fn cite_surges(f: &mut Finding, set: &TemplateSet, surges: &SurgeAnalysis, a: &Analysis) {
+    let b = set.bucket_s.max(1);
+    let span = Span::new(
+        f.start.div_euclid(1000).div_euclid(b) * b,
+        f.end.div_euclid(1000) + 1,
+    );
+    let from = f.start - LEAD * 1000;
+    let picked: Vec<(&Surge, &Template)> = surges
+        .ranked()
+        .filter_map(|s| Some((s, set.templates.get(s.template)?)))
+        .filter(|(s, t)| s.onset_ms >= from && s.onset_ms <= f.end && mostly_warnings(t))
+        .take(MAX_CITED)
+        .collect();
+    for (s, t) in picked {
+        let n = t.count_in(span, b);
+        let how = match (s.status, s.ratio) {
+            (Status::New, _) => "new in the incident".to_string(),
+            (_, Some(r)) => format!("{r:.1}x its baseline rate"),
+            _ => "none in the baseline".to_string(),
+        };
+        f.evidence.push(Evidence::new(
+            format!(
+                "log template `{}` ({}): {how}, {n} line(s) during this finding, from {} UTC",
+                quoted(t),
+                t.id,
+                clock(s.onset_ms)
+            ),
+            a.source(t.stats.first.1),
+        ));
     }
 }
 
@@ -133,7 +192,7 @@ mod tests {
             ..Analysis::default()
         };
         let mut f = vec![finding("pool_exhaustion"), finding("tenant_surge")];
-        cite(&mut f, &set, &a, Rules::builtin_or_empty());
+        cite(&mut f, &set, None, &a, Rules::builtin_or_empty());
         assert_eq!(f[0].evidence.len(), 1, "{:?}", f[0].evidence);
         let e = &f[0].evidence[0];
         assert!(e.text.contains("Connection is not available"), "{}", e.text);
@@ -144,5 +203,76 @@ mod tests {
             f[1].evidence.is_empty(),
             "no signal to cite for this pattern"
         );
+    }
+
+    #[test]
+    fn a_deploy_regression_cites_the_error_templates_new_since_it_began() {
+        let mut m = Miner::default();
+        let mut lines: Vec<(String, i64, Level)> = Vec::new();
+        for t in (0..1300).step_by(5) {
+            lines.push((format!("GET /api/orders/{t} 200"), t, Level::Info));
+        }
+        for t in 1000..1100 {
+            // An info surge: many more requests, which no fault report cites.
+            lines.push((format!("GET /api/orders/{t} 200"), t, Level::Info));
+            lines.push((format!("GET /api/orders/{t} 200"), t, Level::Info));
+        }
+        for t in 1010..1200 {
+            lines.push((
+                format!("NullPointerException in OrderMapper.map at line {t}"),
+                t,
+                Level::Error,
+            ));
+        }
+        for t in 200..220 {
+            // An error long before the finding: in the baseline, not new.
+            lines.push((format!("disk {t} nearly full"), t, Level::Warn));
+        }
+        for (i, (msg, t, level)) in lines.iter().enumerate() {
+            m.add(&LogRecord {
+                ts: t * 1000,
+                origin: Origin {
+                    input: 0,
+                    line: i as u64 + 1,
+                },
+                level: *level,
+                message: Cow::Borrowed(msg),
+                ..LogRecord::default()
+            });
+        }
+        let set = TemplateSet::build(&m);
+        let a = Analysis {
+            inputs: vec!["app.log".to_string()],
+            incident: Some(crate::correlate::Incident {
+                onset: 1000,
+                recovered: 1300,
+                symptoms_start: 1000,
+            }),
+            baseline: Some(Span::new(0, 940)),
+            ..Analysis::default()
+        };
+        let surges = crate::templates::surge::analyze(&set, &a).expect("an incident");
+        let mut f = vec![finding("deploy_regression"), finding("tenant_surge")];
+        f[0].start = 990_000;
+        f[0].end = 1_300_000;
+        cite(&mut f, &set, Some(&surges), &a, Rules::builtin_or_empty());
+        assert_eq!(f[0].evidence.len(), 1, "{:?}", f[0].evidence);
+        let e = &f[0].evidence[0].text;
+        assert!(e.contains("NullPointerException"), "{e}");
+        assert!(e.contains("new in the incident, 190 line(s)"), "{e}");
+        assert!(e.contains("from 00:16:50 UTC"), "{e}");
+        assert!(f[1].evidence.is_empty(), "tenant_surge cites no templates");
+        // A finding that began after the template did cites nothing.
+        let mut late = vec![finding("deploy_regression")];
+        late[0].start = 1_150_000;
+        late[0].end = 1_300_000;
+        cite(
+            &mut late,
+            &set,
+            Some(&surges),
+            &a,
+            Rules::builtin_or_empty(),
+        );
+        assert!(late[0].evidence.is_empty(), "{:?}", late[0].evidence);
     }
 }

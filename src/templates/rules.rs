@@ -25,6 +25,8 @@ struct RuleFile {
     _comment: Option<String>,
     duration_units: Vec<String>,
     evidence: BTreeMap<String, Vec<Signal>>,
+    #[serde(default)]
+    surging_evidence: Vec<String>,
 }
 
 /// Errors of the template stage: only its rule file can be wrong.
@@ -45,6 +47,9 @@ pub struct Rules {
     duration_units: Vec<String>,
     /// Pattern id -> the signals its findings cite templates of.
     pub evidence: BTreeMap<String, Vec<Signal>>,
+    /// Pattern ids whose findings cite the new or surging warning and error
+    /// templates that began during them (patterns no signal speaks for).
+    pub surging_evidence: Vec<String>,
 }
 
 impl Rules {
@@ -68,6 +73,7 @@ impl Rules {
         Ok(Rules {
             duration_units,
             evidence: f.evidence,
+            surging_evidence: f.surging_evidence,
         })
     }
 
@@ -90,6 +96,7 @@ impl Rules {
         static EMPTY: Rules = Rules {
             duration_units: Vec::new(),
             evidence: BTreeMap::new(),
+            surging_evidence: Vec::new(),
         };
         Rules::builtin().unwrap_or(&EMPTY)
     }
