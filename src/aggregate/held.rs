@@ -24,7 +24,8 @@
 //! its timeout (in a leak's queue, a client with a 20-s timeout gives up
 //! on thousands of requests that held nothing).
 
-use std::collections::{BTreeMap, HashMap};
+use rustc_hash::FxHashMap as HashMap;
+use std::collections::BTreeMap;
 
 use super::cell::Cell;
 use super::table::Span;
@@ -84,7 +85,7 @@ pub fn held_ms<'a>(
 /// requests to speak for itself.
 fn served_ms(by_sec: &Moments, service: f64) -> HashMap<u32, f64> {
     // Per value: (shortest served duration of a second, served requests).
-    let mut floors: HashMap<u32, Vec<(u32, u32)>> = HashMap::new();
+    let mut floors: HashMap<u32, Vec<(u32, u32)>> = HashMap::default();
     for (id, c) in by_sec.values().flatten() {
         if c.ok_timed > 0 {
             floors
@@ -113,11 +114,11 @@ fn served_ms(by_sec: &Moments, service: f64) -> HashMap<u32, f64> {
 /// What each value's abandoned requests held beyond an ordinary request.
 fn abandoned_ms(by_sec: &Moments, service: f64) -> HashMap<u32, f64> {
     if !by_sec.values().flatten().any(|(_, c)| c.cut_timed > 0) {
-        return HashMap::new();
+        return HashMap::default();
     }
     let waits = waits_us(by_sec, service);
     // Per value: served time beyond the wait of its moment, and requests.
-    let mut beyond: HashMap<u32, (f64, u64)> = HashMap::new();
+    let mut beyond: HashMap<u32, (f64, u64)> = HashMap::default();
     for (s, row) in by_sec {
         let wait = waits.get(s).copied().unwrap_or(0.0);
         for (id, c) in row.iter().filter(|(_, c)| c.ok_timed > 0) {
@@ -129,7 +130,7 @@ fn abandoned_ms(by_sec: &Moments, service: f64) -> HashMap<u32, f64> {
     let (all_us, all_n) = beyond
         .values()
         .fold((0.0, 0u64), |a, e| (a.0 + e.0, a.1 + e.1));
-    let mut out: HashMap<u32, f64> = HashMap::new();
+    let mut out: HashMap<u32, f64> = HashMap::default();
     for (id, c) in by_sec.values().flatten() {
         if c.cut_timed == 0 {
             continue;
@@ -177,7 +178,7 @@ fn waits_us(by_sec: &Moments, quickest: f64) -> HashMap<i64, f64> {
             (*s, f)
         })
         .collect();
-    let mut waits = HashMap::with_capacity(floors.len());
+    let mut waits = HashMap::with_capacity_and_hasher(floors.len(), Default::default());
     let mut pool: Vec<(u32, u32)> = Vec::new();
     for (i, (s, own)) in floors.iter().enumerate() {
         pool.clear();

@@ -27,6 +27,7 @@ pub use table::{AggregateError, DimStats, Span};
 
 use rustc_hash::FxHashMap as HashMap;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use crate::event::{
     Event, InfraEvent, Level, LogRecord, MetricRole, MetricSample, Millis, Origin, Request,
@@ -92,6 +93,9 @@ pub struct BannerSeen {
     pub banner: VersionBanner,
 }
 
+/// Held time per value id, by (dimension index, span start, span end).
+type HeldCache = HashMap<(usize, i64, i64), Arc<HashMap<u32, f64>>>;
+
 #[derive(Debug, Default)]
 pub struct Aggregates {
     names: Interner,
@@ -105,6 +109,11 @@ pub struct Aggregates {
     /// `dim_stats` after reading and kept for the next ones (correlation asks
     /// for several windows); `merge` and `finish` drop them.
     frames: [std::sync::OnceLock<polars::prelude::DataFrame>; 4],
+    /// Held time per value by (dimension, span), worked out on the first
+    /// `dim_stats` that asks and kept: detectors ask for the same spans
+    /// again and again, and each costs a pass over every cell of the
+    /// dimension. Cleared with `frames`.
+    held: std::sync::Mutex<HeldCache>,
     /// The second being filled; merged into `total` and `by_dim` when a
     /// later second starts, and by `merge` and `finish`.
     recent: Recent,
@@ -401,6 +410,7 @@ impl Aggregates {
     /// how the lines were split or in which order the parts arrive.
     pub fn merge(&mut self, mut other: Aggregates) {
         self.frames = Default::default();
+        self.held = Default::default();
         self.flush_recent();
         other.flush_recent();
         self.seen.merge(std::mem::take(&mut other.seen));
@@ -497,6 +507,7 @@ impl Aggregates {
     /// Sort what arrived out of order; call once after the last event.
     pub fn finish(&mut self) {
         self.frames = Default::default();
+        self.held = Default::default();
         self.flush_recent();
         let logs = std::mem::take(&mut self.log_requests);
         if self.edge_requests > 0 {
@@ -780,6 +791,27 @@ impl Aggregates {
         self.paths.rate()
     }
 
+    /// Held time per value id of `dim` in `span`, from the cache when an
+    /// earlier call worked it out.
+    fn held_ms(&self, dim: Dim, span: Span) -> Arc<HashMap<u32, f64>> {
+        let key = (dim as usize, span.start, span.end);
+        // A poisoned lock only means another reader panicked; the map
+        // itself is whole (entries are inserted complete).
+        let cached = match self.held.lock() {
+            Ok(m) => m.get(&key).cloned(),
+            Err(p) => p.into_inner().get(&key).cloned(),
+        };
+        if let Some(h) = cached {
+            return h;
+        }
+        let h = Arc::new(held::held_ms(self.by_dim[dim as usize].iter(), span));
+        match self.held.lock() {
+            Ok(mut m) => m.insert(key, Arc::clone(&h)),
+            Err(p) => p.into_inner().insert(key, Arc::clone(&h)),
+        };
+        h
+    }
+
     /// Per-value statistics of one dimension in a window and a baseline.
     pub fn dim_stats(
         &self,
@@ -796,9 +828,8 @@ impl Aggregates {
         }
         match slot.get() {
             Some(df) => {
-                let rows = &self.by_dim[dim as usize];
-                let w = held::held_ms(rows.iter(), window);
-                let b = held::held_ms(rows.iter(), baseline);
+                let w = self.held_ms(dim, window);
+                let b = self.held_ms(dim, baseline);
                 let get = |id: u32| {
                     (
                         w.get(&id).copied().unwrap_or(0.0),
