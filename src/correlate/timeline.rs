@@ -363,13 +363,22 @@ fn near_a_change(a: &Analysis, t: Millis) -> bool {
 /// How long before the onset a change is still worth a timeline entry.
 const CHANGE_LOOKBACK_S: i64 = 1800;
 
+/// How long after the recovery a rollback still belongs to the incident's
+/// story: responders often roll back once the errors have eased, and the
+/// reader wants to see it. (Flag changes are many and mostly unrelated;
+/// they keep the short margin.)
+const ACTION_LOOKAHEAD_S: i64 = 1800;
+
 /// Deploys, rollbacks and flag changes near the incident.
 fn changes(a: &Analysis, near: Span) -> Vec<TimelineEntry> {
     a.changes
         .iter()
         .filter(|c| {
-            c.ts >= (near.start - CHANGE_LOOKBACK_S) * 1000
-                && c.ts < (near.end + super::onset::MERGE_GAP) * 1000
+            let after = match c.kind {
+                InfraKind::Rollback => ACTION_LOOKAHEAD_S,
+                _ => super::onset::MERGE_GAP,
+            };
+            c.ts >= (near.start - CHANGE_LOOKBACK_S) * 1000 && c.ts < (near.end + after) * 1000
         })
         .map(|c| TimelineEntry {
             ts: c.ts,

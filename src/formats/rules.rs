@@ -325,15 +325,24 @@ impl Rules {
 
     pub fn infra_kind(&self, reason: &str, message: &str) -> InfraKind {
         let reason = reason.to_ascii_lowercase();
-        if let Some((_, kind)) = self.infra_reasons.iter().find(|(r, _)| *r == reason) {
-            return *kind;
-        }
         // Changes that only the message names (plain deploy logs, exporters).
-        let message = message.to_ascii_lowercase();
-        self.infra_messages
-            .iter()
-            .find(|(_, words)| words.iter().any(|w| message.contains(w.as_str())))
-            .map_or(InfraKind::Other, |(kind, _)| *kind)
+        let said = || {
+            let message = message.to_ascii_lowercase();
+            self.infra_messages
+                .iter()
+                .find(|(_, words)| words.iter().any(|w| message.contains(w.as_str())))
+                .map(|(kind, _)| *kind)
+        };
+        match self.infra_reasons.iter().find(|(r, _)| *r == reason) {
+            // A rollback is a deploy of an earlier version: where the
+            // reason only says "deployment" (GitHub, CI), the message
+            // ("Rollback to 2.4.0: ...") tells which.
+            Some((_, InfraKind::Deploy)) if said() == Some(InfraKind::Rollback) => {
+                InfraKind::Rollback
+            }
+            Some((_, kind)) => *kind,
+            None => said().unwrap_or(InfraKind::Other),
+        }
     }
 
     /// The instances an event about a group names (`(task ID)` in an ECS
@@ -526,5 +535,25 @@ mod infra_message_tests {
             InfraKind::Deploy
         );
         assert_eq!(r.infra_kind("", "node pressure relieved"), InfraKind::Other);
+        // A deploy whose message says it rolls back is a rollback; one that
+        // does not stays a deploy, whatever else it says.
+        assert_eq!(
+            r.infra_kind(
+                "github deployment",
+                "deploy of v1.2 (83fe036) by priya.n: Rollback to 1.2: pool exhaustion after 1.3"
+            ),
+            InfraKind::Rollback
+        );
+        assert_eq!(
+            r.infra_kind("github deployment", "deploy of v1.3 by ci: Deploy 1.3"),
+            InfraKind::Deploy
+        );
+        assert_eq!(
+            r.infra_kind("ScalingReplicaSet", "Scaled up replica set api-7f to 4"),
+            r.infra_kind(
+                "ScalingReplicaSet",
+                "Scaled up replica set api-7f to 4 after rollback"
+            )
+        );
     }
 }
