@@ -1,0 +1,125 @@
+//! Tests of the parse driver: inputs read whole, formats detected, records handed on.
+
+use super::*;
+use crate::event::InfraKind;
+use std::io::Cursor;
+
+fn run(text: &str) -> (InputStats, Vec<Event<'static>>) {
+    let cat = Catalogue::builtin().expect("catalogue");
+    let input = Input::from_reader("t".into(), Box::new(Cursor::new(text.as_bytes().to_vec())))
+        .expect("input");
+    let mut events = Vec::new();
+    let stats = parse_input(input, 0, &cat, &ParseOptions::default(), &mut events).expect("parse");
+    (stats, events)
+}
+
+#[test]
+fn every_line_is_accounted_for() {
+    let text = "203.0.113.7 - - [01/Oct/2026:13:26:55 +0530] \"GET /a HTTP/1.1\" 200 5 \"-\" \"curl/8\"\n\
+                \n\
+                garbage here\n\
+                203.0.113.7 - - [01/Oct/2026:13:26:56 +0530] \"GET /b HTTP/1.1\" 500 5 \"-\" \"curl/8\"\n";
+    let (stats, events) = run(text);
+    assert_eq!(stats.lines, 4);
+    assert_eq!(stats.parsed, 2);
+    assert_eq!(stats.skipped, 2);
+    assert_eq!(stats.lines, stats.parsed + stats.skipped);
+    assert_eq!(stats.skipped_by_reason.get("blank line"), Some(&1));
+    assert_eq!(events.len(), 2);
+}
+
+#[test]
+fn an_export_with_nothing_in_it_is_counted_not_refused() {
+    let text = "{\n    \"apiVersion\": \"v1\",\n    \"items\": [],\n    \"kind\": \"List\",\n    \"metadata\": {\n        \"resourceVersion\": \"\"\n    }\n}\n";
+    let (stats, events) = run(text);
+    assert_eq!(stats.format, "empty export");
+    assert_eq!(stats.lines, 8);
+    assert_eq!(stats.skipped, stats.lines);
+    assert!(events.is_empty());
+    assert!(holds_no_records("[]"));
+    assert!(holds_no_records(
+        r#"{"status":"success","data":{"resultType":"matrix","result":[]}}"#
+    ));
+    assert!(!holds_no_records(r#"{"status":"success"}"#));
+    assert!(!holds_no_records(r#"{"items":[{"a":1}]}"#));
+}
+
+#[test]
+fn an_unknown_format_is_a_diagnostic_not_a_panic() {
+    let cat = Catalogue::builtin().expect("catalogue");
+    let input = Input::from_reader(
+        "x".into(),
+        Box::new(Cursor::new(b"%%% nothing like a log\n".to_vec())),
+    )
+    .expect("input");
+    let err = parse_input(
+        input,
+        0,
+        &cat,
+        &ParseOptions::default(),
+        &mut crate::event::Discard,
+    )
+    .expect_err("unknown");
+    assert!(matches!(err, ParseError::UnknownFormat { .. }));
+}
+
+/// Regression: zap's example logger writes no timestamp; such records
+/// were skipped as "no timestamp field" and the input was not detected.
+#[test]
+fn records_without_a_time_are_read_and_counted_without_an_event() {
+    let text = "{\"level\":\"info\",\"msg\":\"worker started\"}\n\
+                {\"level\":\"error\",\"msg\":\"pool exhausted\",\"ts\":\"-\"}\n\
+                {\"level\":\"info\",\"msg\":\"tick\",\"ts\":1790841415.5}\n";
+    let (stats, events) = run(text);
+    assert_eq!(stats.format, "json_lines");
+    assert_eq!((stats.lines, stats.parsed, stats.skipped), (3, 3, 0));
+    assert_eq!(stats.unplaced_by_reason.get("no timestamp"), Some(&1));
+    assert_eq!(
+        stats.unplaced_by_reason.get("placeholder timestamp"),
+        Some(&1)
+    );
+    assert_eq!(events.len(), 1);
+}
+
+/// The change sources' own samples: what kind of change each record is,
+/// and no creator's e-mail survives parsing.
+#[test]
+fn change_sources_give_deploys_rollbacks_and_flag_changes() {
+    let cat = Catalogue::builtin().expect("catalogue");
+    // (format, kinds of the first sample's records)
+    let cases = [
+        (
+            "helm_history",
+            vec![InfraKind::Deploy, InfraKind::Deploy, InfraKind::Rollback],
+        ),
+        (
+            "argocd_application",
+            vec![InfraKind::Deploy, InfraKind::Deploy, InfraKind::Rollback],
+        ),
+        ("github_deployments", vec![InfraKind::Deploy]),
+        ("github_deployment_statuses", vec![InfraKind::Deploy]),
+        ("launchdarkly_audit_log", vec![InfraKind::FlagChange]),
+        ("unleash_events", vec![InfraKind::FlagChange]),
+    ];
+    for (name, want) in cases {
+        let f = &cat.formats[cat.find(name).expect(name)];
+        let text = format!("{}\n", f.def.samples[0].line);
+        let input = Input::from_reader("t".into(), Box::new(Cursor::new(text.into_bytes())))
+            .expect("input");
+        let mut events: Vec<Event> = Vec::new();
+        let stats =
+            parse_input(input, 0, &cat, &ParseOptions::default(), &mut events).expect("parse");
+        assert_eq!(stats.format, name);
+        let got: Vec<InfraKind> = events
+            .iter()
+            .filter_map(|e| match e {
+                Event::Infra(i) => {
+                    assert!(!i.message.contains('@'), "{name}: {}", i.message);
+                    Some(i.kind)
+                }
+                _ => None,
+            })
+            .collect();
+        assert_eq!(got, want, "{name}");
+    }
+}
