@@ -119,6 +119,7 @@ fn parse_options(cat: &Catalogue, input: &InputConfig) -> Result<ParseOptions, E
         input_tz: input.input_tz,
         threads: input.threads.max(1),
         progress: input.progress.clone(),
+        year_hint: None,
     })
 }
 
@@ -183,7 +184,7 @@ fn read_each<S: event::EventSink>(
     mut inspect: Option<InspectRecords<'_>>,
     refused: &mut dyn FnMut(ParseError) -> Result<InputStats, Error>,
 ) -> Result<Vec<InputStats>, Error> {
-    let opts = parse_options(cat, input)?;
+    let mut opts = parse_options(cat, input)?;
     let mut stats = Vec::new();
     let opened = read::open_each(&input.inputs)?;
     // One input that cannot be read among several is listed with why and
@@ -242,6 +243,8 @@ fn read_each<S: event::EventSink>(
         if st.skipped > 0 {
             st.second_format = input_notes::second_format(cat, &st);
         }
+        // A later input's times without a year are placed near this one's.
+        opts.year_hint = st.last_ts.or(opts.year_hint);
         stats.push(st);
     }
     if let Some(e) = first_error.filter(|_| stats.iter().all(|s| s.unreadable.is_some())) {

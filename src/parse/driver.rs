@@ -135,7 +135,7 @@ pub fn parse_input_inspect<S: EventSink>(
     stats.score = detection.score;
     let chunked = inspect.is_none();
     let mut times = Builder::new(
-        TimeParser::new(&format.def.timestamp_formats, opts.input_tz),
+        TimeParser::new(&format.def.timestamp_formats, opts.input_tz).near(opts.year_hint),
         inspect,
     );
 

@@ -73,6 +73,10 @@ pub struct ParseOptions {
     pub threads: usize,
     /// Told how many bytes were handed to the workers, for a progress bar.
     pub progress: Option<Progress>,
+    /// The last time an earlier input held (UTC ms): where a time written
+    /// without a year (syslog, journald's short form) is placed before the
+    /// input gives context of its own.
+    pub year_hint: Option<crate::event::Millis>,
 }
 
 /// A callback told of bytes read; the binary draws a progress bar with it.

@@ -9,8 +9,10 @@
 //! A time without a year takes it from context: the year of the input's
 //! previous timestamp, rolled forward when the month falls far before that
 //! one's (the log crossed New Year) and back when it falls far after; with
-//! no timestamp before it, the current year, or the one before when that
-//! would put the time in a later month than now.
+//! no timestamp before it, the year of the last time an earlier input held
+//! (a journal exported beside a dated access log is of the access log's
+//! year), and with no earlier input either, the current year, or the one
+//! before when that would put the time in a later month than now.
 
 use chrono::format::{parse, Parsed, StrftimeItems};
 use chrono::{DateTime, Datelike, NaiveDateTime, Utc};
@@ -54,6 +56,17 @@ impl TimeParser {
             saw_zoneless: false,
             hit: 0,
         }
+    }
+
+    /// Place times without a year near `hint` (UTC ms; the last time an
+    /// earlier input held) until this input gives context of its own.
+    pub fn near(mut self, hint: Option<Millis>) -> TimeParser {
+        if self.context.is_none() {
+            self.context = hint
+                .and_then(DateTime::from_timestamp_millis)
+                .map(|d| (d.year(), d.month()));
+        }
+        self
     }
 
     /// A parser for another part of the same input (a worker's chunk): same
@@ -335,5 +348,39 @@ mod tests {
         assert_eq!(utc(ms), "2021-02-01T09:00:00Z");
         // Month 00 is no date: unreadable, never guessed.
         assert!(p.parse("0000 17:59:40.692994").is_none());
+    }
+
+    #[test]
+    fn a_yearless_input_takes_the_year_of_the_input_before_it() {
+        let hint = |t: &str| TimeParser::new(&[], Zone::Utc).parse(t);
+        let cases = [
+            // (an earlier input's last time, the yearless text, read as)
+            (
+                "2025-10-06T03:39:00Z",
+                "Oct 06 01:07:10",
+                "2025-10-06T01:07:10Z",
+            ),
+            // Across New Year, either way: the nearer year.
+            (
+                "2025-12-31T23:59:00Z",
+                "Jan  1 00:01:00",
+                "2026-01-01T00:01:00Z",
+            ),
+            (
+                "2019-01-01T00:02:00Z",
+                "Dec 31 23:58:00",
+                "2018-12-31T23:58:00Z",
+            ),
+        ];
+        for (before, text, want) in cases {
+            let mut p = TimeParser::new(&[], Zone::Utc).near(hint(before));
+            let ms = p.parse(text).unwrap_or_else(|| panic!("{text}: no parse"));
+            assert_eq!(utc(ms), want, "{text} after {before}");
+        }
+        // The input's own context, once it has one, outweighs the hint.
+        let mut p = TimeParser::new(&[], Zone::Utc).near(hint("2019-06-01T00:00:00Z"));
+        p.parse("2024-06-01T00:00:00Z").expect("dated");
+        let ms = p.parse("Jun  2 00:00:00").expect("yearless");
+        assert_eq!(utc(ms), "2024-06-02T00:00:00Z");
     }
 }
