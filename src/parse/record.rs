@@ -115,9 +115,18 @@ pub fn build<'f>(
         Produces::Request if !is_request(fields) && fields.has(Role::Message) => {
             Event::Log(log_record(rules, fields, record, ts, origin))
         }
-        Produces::Request => Event::Request(request(
-            format, rules, fields, record, ts, fraction, origin, route_buf,
-        )?),
+        Produces::Request => {
+            // A proxy that logs when it received the request as well as when
+            // it answered (ALB's `request_creation_time`) gives the client's
+            // whole wait where no processing time was logged (`-1` on a 504).
+            let received = match fields.get(Role::Duration) {
+                None => fields.get(Role::FirstTs).and_then(|t| times.parse(t)),
+                Some(_) => None,
+            };
+            Event::Request(request(
+                format, rules, fields, record, ts, fraction, received, origin, route_buf,
+            )?)
+        }
         Produces::Log => Event::Log(log_record(rules, fields, record, ts, origin)),
         Produces::Infra => {
             let reason = fields.get(Role::Reason).unwrap_or("").to_string();

@@ -29,6 +29,8 @@ pub(super) fn request<'f>(
     ts: i64,
     // The time was written with a fraction of a second.
     fraction: bool,
+    // When the request was received (`first_ts`), if its format logs it.
+    received: Option<i64>,
     origin: Origin,
     route_buf: Option<&'f mut String>,
 ) -> Result<Request<'f>, SkipReason> {
@@ -63,7 +65,8 @@ pub(super) fn request<'f>(
     };
     let duration_ms = fields
         .get(Role::Duration)
-        .and_then(|d| duration_ms(last_of_list(d), format.def.duration_unit));
+        .and_then(|d| duration_ms(last_of_list(d), format.def.duration_unit))
+        .or_else(|| waited_ms(format.def.timestamp_marks, received, ts));
     let (start, end) = match (format.def.timestamp_marks, duration_ms) {
         (TimestampMarks::End, Some(d)) => {
             // A whole-second end time was truncated: the request ended half a
@@ -121,6 +124,15 @@ fn path_hash(raw: &str) -> u64 {
     let mut h = rustc_hash::FxHasher::default();
     h.write(raw.as_bytes());
     h.finish()
+}
+
+/// The time from receiving a request to answering it, where the format
+/// stamps the answer and also logs the arrival.
+fn waited_ms(marks: TimestampMarks, received: Option<i64>, ts: i64) -> Option<f64> {
+    match (marks, received) {
+        (TimestampMarks::End, Some(r)) if r <= ts => Some((ts - r) as f64),
+        _ => None,
+    }
 }
 
 /// A duration in milliseconds: a bare number is in the definition's unit;
@@ -292,6 +304,23 @@ mod tests {
         ];
         for (text, unit, want) in cases {
             assert_eq!(duration_ms(text, unit), want, "{text}");
+        }
+    }
+
+    #[test]
+    fn a_request_stamped_at_its_answer_waited_since_it_was_received() {
+        // (marks, received, answered, wait)
+        let cases = [
+            (TimestampMarks::End, Some(1_000), 31_002, Some(30_002.0)),
+            (TimestampMarks::End, Some(5_000), 5_000, Some(0.0)),
+            // Received after it was answered: two clocks, no duration.
+            (TimestampMarks::End, Some(9_000), 5_000, None),
+            // A start stamp is the arrival itself.
+            (TimestampMarks::Start, Some(1_000), 31_002, None),
+            (TimestampMarks::End, None, 31_002, None),
+        ];
+        for (marks, received, ts, want) in cases {
+            assert_eq!(waited_ms(marks, received, ts), want, "{received:?} {ts}");
         }
     }
 
