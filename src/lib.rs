@@ -306,7 +306,7 @@ pub fn analyse(
         since: cfg.since,
         until: cfg.until,
     };
-    let analysis = correlate::correlate(&agg, &opts)?;
+    let mut analysis = correlate::correlate(&agg, &opts)?;
     // Templates need the incident window, and the findings cite them.
     let template_set = templates::TemplateSet::build(agg.templates());
     let surges = templates::surge::analyze(&template_set, &analysis);
@@ -318,6 +318,7 @@ pub fn analyse(
         &analysis,
         template_rules,
     );
+    report::culprit::agree(&mut analysis.attribution, &findings);
     let mut warnings = Vec::new();
     if agg.first_ms().is_none() && agg.infra_events().is_empty() {
         warnings.push("no event in the inputs carried a usable timestamp".to_string());

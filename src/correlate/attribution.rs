@@ -18,7 +18,7 @@ use crate::aggregate::{AggregateError, Aggregates, Dim, DimStats, Span};
 use super::stats::poisson_exceeds;
 
 /// One row of the attribution table.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct AttributionRow {
     pub value: String,
     /// For tenant rows: the integration that sent most of its requests.

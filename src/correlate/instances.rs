@@ -307,30 +307,35 @@ fn drop_reports_of_others(h: &mut InstanceHistory, seen_up: &BTreeSet<String>) {
     }
 }
 
+/// Whether an orchestrator's words for a stop say the instance died (killed
+/// for failing its probe, out of memory, crashing, backing off) rather than
+/// being stopped by a rollout or a person.
+pub fn died_of(cause: &str) -> bool {
+    let c = cause.to_ascii_lowercase();
+    [
+        "liveness",
+        "probe",
+        "oom",
+        "memory",
+        "back-off",
+        "backoff",
+        "crash",
+        "killed",
+        "exited",
+        "unhealthy",
+        "error",
+    ]
+    .iter()
+    .any(|w| c.contains(w))
+}
+
 impl Restart {
     /// Whether the instance died rather than being stopped: killed for
     /// failing its probe, out of memory, crashing, backing off. A restart
     /// without a stated cause is judged by the changes around it (see
     /// `timeline`).
     pub fn died(&self) -> bool {
-        self.cause.as_deref().is_some_and(|c| {
-            let c = c.to_ascii_lowercase();
-            [
-                "liveness",
-                "probe",
-                "oom",
-                "memory",
-                "back-off",
-                "backoff",
-                "crash",
-                "killed",
-                "exited",
-                "unhealthy",
-                "error",
-            ]
-            .iter()
-            .any(|w| c.contains(w))
-        })
+        self.cause.as_deref().is_some_and(died_of)
     }
 
     /// When the instance was back, or, if it was never seen back (replaced

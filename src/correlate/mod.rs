@@ -574,12 +574,30 @@ fn symptom_flags(
             }
         }
     }
+    // A rollout stopping the instances it replaces is no symptom: a stop
+    // counts when its words say the instance died, or when it has no words
+    // and no change came within minutes of it (as `timeline::unplanned`
+    // judges restarts, which are not known yet here).
+    let changes: Vec<Millis> = agg
+        .infra_events()
+        .iter()
+        .filter(|e| e.kind.is_change() || e.kind == InfraKind::Scaling)
+        .map(|e| e.ts)
+        .collect();
+    let planned = |e: &crate::event::InfraEvent| {
+        e.kind == InfraKind::Killing
+            && !instances::died_of(&e.message)
+            && (!e.message.trim().is_empty()
+                || changes
+                    .iter()
+                    .any(|c| (c - e.ts).abs() <= timeline::ROLLOUT_MS))
+    };
     for e in agg.infra_events() {
         let marks = matches!(
             e.kind,
             InfraKind::ProbeFailed | InfraKind::Killing | InfraKind::OomKilled | InfraKind::BackOff
         );
-        if !marks {
+        if !marks || planned(e) {
             continue;
         }
         for s in (e.first_ts.div_euclid(1000))..=(e.ts.div_euclid(1000)) {

@@ -395,15 +395,17 @@ pub fn find(span: Span, flags: &Flags) -> Option<Incident> {
         .enumerate()
         .max_by(|(_, a), (_, b)| weight(a).cmp(&weight(b)).then(b.0.cmp(&a.0)))
         .map(|(i, _)| i)?;
-    // A relapse is the same incident: a service that is healthy for three
-    // minutes between ten minutes of failures and half an hour more has
-    // one incident, not two (and the first half must not become the
-    // baseline of the second). Neighbouring clusters join when the healthy
-    // gap between them is shorter than half the shorter of the two.
+    // A relapse is the same incident: a service that is healthy for seven
+    // minutes between seven minutes of failures and half an hour more (a
+    // rollback that seemed to help, seed 003) has one incident, not two,
+    // and the first wave must not become the baseline of the second.
+    // Neighbouring clusters join when the healthy gap between them is no
+    // longer than the shorter of the two: a service has not recovered until
+    // it has stayed healthy for as long as it was failing.
     let joins = |a: &(usize, usize, usize), b: &(usize, usize, usize)| {
         let gap = b.0.saturating_sub(a.1);
         let shorter = (a.1 - a.0 + 1).min(b.1 - b.0 + 1);
-        gap <= shorter / 2
+        gap <= shorter
     };
     let (mut lo, mut hi) = (best, best);
     loop {
@@ -598,6 +600,26 @@ mod tests {
         }
         let inc = find(span, &f).expect("incident");
         assert_eq!((inc.onset, inc.recovered), (1720, 4330));
+    }
+
+    /// A first wave of seven and a half minutes, a rollback that seemed to
+    /// help for seven, and the relapse: one incident from the first wave.
+    /// Five minutes of failures fifteen minutes before stay apart.
+    #[test]
+    fn a_relapse_after_a_respite_shorter_than_the_first_wave_is_the_same_incident() {
+        let span = Span::new(0, 7200);
+        let mut f = flags(7200);
+        for i in 600..900 {
+            f.errors[i] = true;
+        }
+        for i in 1800..2250 {
+            f.errors[i] = true;
+        }
+        for i in 2670..5100 {
+            f.errors[i] = true;
+        }
+        let inc = find(span, &f).expect("incident");
+        assert_eq!((inc.onset, inc.recovered), (1800, 5100));
     }
 
     #[test]

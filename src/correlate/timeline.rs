@@ -346,7 +346,7 @@ pub fn build(a: &Analysis) -> Vec<TimelineEntry> {
 }
 
 /// A restart this close to a deploy, rollback or scale change is part of it.
-const ROLLOUT_MS: Millis = 300_000;
+pub const ROLLOUT_MS: Millis = 300_000;
 
 /// Whether a restart was the instance dying rather than a rollout replacing
 /// it: a stated cause says so, and a restart without one counts unless a

@@ -22,6 +22,7 @@ use crate::redact::redact_text;
 use crate::zone::Zone;
 
 pub mod charts;
+pub mod culprit;
 
 pub use charts::Charts;
 

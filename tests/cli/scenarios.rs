@@ -155,11 +155,22 @@ fn analyze(dir: &Path, args: &[String]) -> serde_json::Value {
     serde_json::from_slice(&out.stdout).expect("a JSON report")
 }
 
+/// Check classes where a miss misleads the reader (an incident invented or
+/// missed, an innocent customer blamed, a quiet day given findings): every
+/// one must pass on every draw.
+const MUST_PASS: [&str; 3] = ["incident", "quiet", "culprit"];
+
+/// The least share of the other checks (onset, recovery, organic, patterns,
+/// instances, timeline) the fixed set must pass: a guard against
+/// regressions below what the tree measured when this was set (91% on
+/// these draws, 2026-12-04; the accuracy runner's 100-draw figure is 90%).
+/// The aim is 97% per class (issue #8); raise it as the detectors improve.
+const MIN_OTHER_SHARE: f64 = 0.85;
+
 #[test]
-#[ignore = "detectors being rebuilt against the generator (issue #8)"]
 fn scenarios_fixed_draws_match_their_truth() {
     let tmp = std::env::temp_dir().join(format!("pm-scenarios-{}", std::process::id()));
-    let mut failures = Vec::new();
+    let (mut failures, mut misses, mut others) = (Vec::new(), Vec::new(), 0usize);
     for c in cases() {
         let g = gen::generate(c.scenario, c.seed, true).expect("a scenario");
         let dir = tmp.join(format!("{}-{}", c.scenario, c.seed));
@@ -186,22 +197,44 @@ fn scenarios_fixed_draws_match_their_truth() {
             .filter_map(|v| v.as_str().map(str::to_string))
             .collect();
         let report = analyze(&dir, &args);
-        for k in gen::check::check_report(&truth, &report)
-            .into_iter()
-            .filter(|k| !k.passed)
-        {
-            failures.push(format!(
+        for k in gen::check::check_report(&truth, &report) {
+            let must = MUST_PASS.contains(&k.class);
+            if !must {
+                others += 1;
+            }
+            if k.passed {
+                continue;
+            }
+            let line = format!(
                 "{} seed {}: {}: {}: expected {}, got {}",
                 c.scenario, c.seed, k.class, k.name, k.expected, k.got
-            ));
+            );
+            if must {
+                failures.push(line);
+            } else {
+                misses.push(line);
+            }
         }
         let _ = std::fs::remove_dir_all(&dir);
     }
     let _ = std::fs::remove_dir_all(&tmp);
+    // The misses are printed whatever the outcome: they are the next work.
+    eprintln!(
+        "{} of {others} other checks missed:\n{}",
+        misses.len(),
+        misses.join("\n")
+    );
     assert!(
         failures.is_empty(),
-        "{} failed checks:\n{}",
+        "{} checks that must pass failed:\n{}",
         failures.len(),
         failures.join("\n")
+    );
+    let share = 1.0 - misses.len() as f64 / others.max(1) as f64;
+    assert!(
+        share >= MIN_OTHER_SHARE,
+        "{:.1}% of the other checks passed, below {:.0}%",
+        share * 100.0,
+        MIN_OTHER_SHARE * 100.0
     );
 }
