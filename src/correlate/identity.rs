@@ -462,6 +462,35 @@ mod tests {
         assert_eq!(ids.instances().len(), 2);
     }
 
+    /// A pino access log naming EC2 hosts, and ECS task log streams and
+    /// events that nothing ties to them: three instances, not six.
+    #[test]
+    fn tasks_nothing_ties_to_the_hosts_served_are_not_more_instances() {
+        let mut ids = Identities::default();
+        for h in [
+            "ip-10-42-14-30.eu-west-1.compute.internal",
+            "ip-10-42-15-45.eu-west-1.compute.internal",
+            "ip-10-42-3-26.eu-west-1.compute.internal",
+        ] {
+            ids.add_served(h);
+        }
+        for t in [
+            "ecs/api/119b03910c64a834cefb622302cb4f71",
+            "ecs/api/36c04a89e7aa440a112da1ac610b2074",
+            "ecs/api/e5793460245f9da38162a507cb65497c",
+            "36c04a89e7aa440a112da1ac610b2074",
+        ] {
+            ids.add(t);
+        }
+        ids.tie_path_tails();
+        ids.tie_ec2_hosts();
+        ids.tie_ports();
+        let all: BTreeSet<String> = ids.instances();
+        eprintln!("{all:?}");
+        let fleet = ids.as_served(all);
+        assert_eq!(fleet.len(), 3, "{fleet:?}");
+    }
+
     /// A task's CloudWatch log stream, its ARN on a metric beside its
     /// address, and its id in an ECS event are one task; a path whose last
     /// segment is no id (`logs/api`) ties nothing.

@@ -367,7 +367,7 @@ const CHANGE_LOOKBACK_S: i64 = 1800;
 /// story: responders often roll back once the errors have eased, and the
 /// reader wants to see it. (Flag changes are many and mostly unrelated;
 /// they keep the short margin.)
-const ACTION_LOOKAHEAD_S: i64 = 1800;
+pub const ACTION_LOOKAHEAD_S: i64 = 1800;
 
 /// Deploys, rollbacks and flag changes near the incident.
 fn changes(a: &Analysis, near: Span) -> Vec<TimelineEntry> {

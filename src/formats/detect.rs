@@ -85,10 +85,18 @@ pub fn detect(cat: &Catalogue, head: &[String]) -> (Option<Detection>, Vec<(usiz
     let detection = best.map(|(format, score)| {
         let (fallbacks, read) = fallbacks(cat, format, head, &json, mode);
         let lines = head.iter().filter(|l| !l.trim().is_empty()).count().max(1);
+        // Most of the lines the request format left are the application's
+        // own (a structlog log in a CloudWatch export: 82% request lines,
+        // the rest its messages); a stray line or two (under one in twenty)
+        // does not make an access log an application's.
+        let rest = (1.0 - score).max(0.0) * lines as f64;
         let log_requests = cat.formats[format].def.produces == Produces::Request
             && score < ACCESS_SHARE
             && read.iter().any(|&(j, n)| {
-                cat.formats[j].def.produces == Produces::Log && n as f64 / lines as f64 >= MIN_SHARE
+                let n = n as f64;
+                cat.formats[j].def.produces == Produces::Log
+                    && n >= 0.5 * rest
+                    && n >= APP_LINES_SHARE * lines as f64
             });
         Detection {
             format,
@@ -155,6 +163,10 @@ fn request_share(cat: &Catalogue, i: usize, head: &[String]) -> f64 {
 
 /// The share of an access log's lines that are requests: nearly all.
 pub const ACCESS_SHARE: f64 = 0.9;
+
+/// The least share of a log's head that must be the application's own
+/// lines for its request lines to be an application's (see `log_requests`).
+const APP_LINES_SHARE: f64 = 0.05;
 
 /// The best score of at least [`MIN_SHARE`]; formats are ordered by
 /// priority, so the first of equal scores is the most specific.

@@ -9,6 +9,7 @@
 use super::finding::{confidence, Evidence, Finding, Subject};
 use super::Context;
 use crate::correlate::stats::median;
+use crate::correlate::timeline::ACTION_LOOKAHEAD_S;
 use crate::correlate::{TimelineEntry, TimelineKind};
 use crate::event::MetricRole;
 use crate::zone::clock;
@@ -42,17 +43,34 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
             .map(|p| p.1)
             .collect();
         let usual = median(&base).max(1.0);
-        let Some(&(peak_t, peak)) = s
+        let grew = s
             .points
             .iter()
             .filter(|p| p.0 >= w0 && p.0 < w1)
+            .any(|p| p.1 >= GROWTH * usual);
+        if !grew {
+            continue;
+        }
+        // A backlog outlives the errors: the queue goes on filling until the
+        // workers catch up, so its peak is the top of the excursion the
+        // incident began, not the top inside the window: up to where it
+        // drained (back under twice the usual depth), and no later than the
+        // half hour after recovery that still belongs to the incident's story
+        // (a later day's backlog in a long export is another one's).
+        let until = w1 + ACTION_LOOKAHEAD_S * 1000;
+        let drained_after_window = s
+            .points
+            .iter()
+            .find(|p| p.0 >= w1 && p.1 <= 2.0 * usual)
+            .map_or(until, |p| p.0.min(until));
+        let Some(&(peak_t, peak)) = s
+            .points
+            .iter()
+            .filter(|p| p.0 >= w0 && p.0 < drained_after_window)
             .max_by(|x, y| x.1.total_cmp(&y.1))
         else {
             continue;
         };
-        if peak < GROWTH * usual {
-            continue;
-        }
         // Drained: back under twice the usual depth after the peak.
         let drained = s
             .points

@@ -102,10 +102,16 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
         .collect();
     if !killed_by_probe.is_empty() {
         c += 0.2;
+        // Kills, not instances: one instance killed three times is three.
+        let instances: std::collections::BTreeSet<&str> = killed_by_probe
+            .iter()
+            .map(|r| r.instance.as_str())
+            .collect();
         evidence.push(Evidence::new(
             format!(
-                "{} instance(s) killed for failing the probe",
-                killed_by_probe.len()
+                "{} kill(s) for failing the probe, of {} instance(s)",
+                killed_by_probe.len(),
+                instances.len()
             ),
             a.source(killed_by_probe[0].source),
         ));

@@ -35,14 +35,19 @@ const STORY: [(&str, &str); 5] = [
 
 /// Findings that name what caused an incident (the cascade's patterns
 /// are how it spread), strongest first in the summary.
-const CAUSES: [&str; 6] = [
+const CAUSES: [&str; 5] = [
     "deploy_regression",
     "tenant_surge",
     "slow_request_hogging",
     "stuck_instance",
     "upstream_rate_limit",
-    "crash_loop",
 ];
+
+/// Leads only where no root cause above is supported: instances crashing
+/// over and over is how a client's slow requests or a surge took the
+/// service down, not why (a review found "the likely cause: 3 instances
+/// crashed" above a finding that one integration held 98% of the pool).
+const MECHANISM_CAUSES: [&str; 1] = ["crash_loop"];
 
 /// `The deploy of ...` -> `the deploy of ...`, leaving a leading name
 /// (`acct-4411 ...`, `` `web` ``) as it is.
@@ -178,15 +183,18 @@ fn summary(out: &mut String, r: &Report) {
     } else {
         format!("On {window} the service was degraded for {dur} (no access log among the inputs, so how many requests failed is not known).")
     };
-    if let Some(longest) = longest_outage(r) {
+    if let Some((longest, _)) = longest_outage(r) {
         let _ = write!(s, " For {} nothing was served at all.", duration(longest));
     }
     let attr = &r.attribution;
     // The cause the report found leads, as a reader of a postmortem expects
     // ("The likely cause: ..."); the cascade follows.
-    let cause = supported(r)
-        .filter(|f| CAUSES.contains(&f.pattern.as_str()))
-        .max_by(|a, b| a.confidence.total_cmp(&b.confidence));
+    let strongest = |ids: &[&str]| {
+        supported(r)
+            .filter(|f| ids.contains(&f.pattern.as_str()))
+            .max_by(|a, b| a.confidence.total_cmp(&b.confidence))
+    };
+    let cause = strongest(&CAUSES).or_else(|| strongest(&MECHANISM_CAUSES));
     let retries = supported(r).any(|f| f.pattern == "retry_storm");
     if let Some(f) = cause {
         let _ = write!(s, " The likely cause: {}.", lower_first(&f.title));
@@ -236,16 +244,19 @@ fn summary(out: &mut String, r: &Report) {
     let _ = writeln!(out, "{s}\n");
 }
 
-fn longest_outage(r: &Report) -> Option<i64> {
+/// The longest full interruption: its length in seconds and its range (the
+/// first of equal ones).
+fn longest_outage(r: &Report) -> Option<(i64, &crate::report::SpanJson)> {
     r.impact
         .full_outages
         .iter()
         .filter_map(|o| {
             let s = chrono::DateTime::parse_from_rfc3339(&o.start).ok()?;
             let e = chrono::DateTime::parse_from_rfc3339(&o.end).ok()?;
-            Some((e - s).num_seconds())
+            Some(((e - s).num_seconds(), o))
         })
-        .max()
+        .rev()
+        .max_by_key(|(secs, _)| *secs)
 }
 
 fn impact(out: &mut String, r: &Report) {
@@ -300,14 +311,9 @@ fn impact(out: &mut String, r: &Report) {
         );
     }
     match longest_outage(r) {
-        Some(l) => {
-            let o = imp
-                .full_outages
-                .iter()
-                .max_by_key(|o| o.end.clone())
-                .map_or_else(String::new, |o| {
-                    format!(" ({}–{} UTC)", hms(&o.start), hms(&o.end))
-                });
+        // The range shown is the longest one's, so that the two agree.
+        Some((l, o)) => {
+            let o = format!(" ({}–{} UTC)", hms(&o.start), hms(&o.end));
             let _ = writeln!(
                 out,
                 "- **Longest full interruption:** {}{o}: no request succeeded.",

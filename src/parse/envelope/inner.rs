@@ -36,6 +36,10 @@ pub(super) struct InnerParser<'c> {
     inner_reader: Option<Box<dyn crate::formats::Extractor>>,
     buffered: Vec<Wrapped>,
     detected: bool,
+    /// The inner lines are an application's log that also writes a line per
+    /// request (a structlog app log in a CloudWatch export): its requests
+    /// are marked [`crate::event::Request::from_log`], as an input's are.
+    log_requests: bool,
     /// Specific formats for the inner lines the inner format does not read.
     others: Option<Others<'c, 'static>>,
     pub(super) opts: &'c ParseOptions,
@@ -56,6 +60,7 @@ impl<'c> InnerParser<'c> {
             inner_reader: None,
             buffered: Vec::new(),
             detected: false,
+            log_requests: false,
             others: None,
             opts,
         }
@@ -82,6 +87,7 @@ impl<'c> InnerParser<'c> {
                 .0
                 .filter(|d| self.cat.formats[d.format].def.kind != DefinitionKind::Envelope);
             self.inner = detection.as_ref().map(|d| d.format);
+            self.log_requests = detection.as_ref().is_some_and(|d| d.log_requests);
             if let Some(d) = &detection {
                 // The generic reader is left out: a line no specific format
                 // reads keeps the envelope's time, which the envelope wrote.
@@ -208,6 +214,9 @@ impl<'c> InnerParser<'c> {
             stats.parsed_without_event();
         }
         for mut ev in events {
+            if let Event::Request(r) = &mut ev {
+                r.from_log |= self.log_requests;
+            }
             if let Some(inst) = &w.instance {
                 match &mut ev {
                     Event::Request(r) if r.instance.is_none() => {
