@@ -150,8 +150,19 @@ impl<'c> InnerParser<'c> {
         let events = match (events, self.others.as_mut()) {
             (Some(evs), _) if !evs.is_empty() => Some(evs),
             (evs, Some(others)) => match others.fallback(&w.inner, w.origin, &mut None) {
-                Some(Fallback::Read(fallen, by)) if !fallen.is_empty() => {
+                Some(Fallback::Read(mut fallen, by)) if !fallen.is_empty() => {
                     stats.read_by(by, fallen.len() as u64);
+                    // Request lines among an application's log lines (the
+                    // inner format reads logs) are the application's, as
+                    // `json_fallback` marks them in a plain input.
+                    let app_log = self.inner.is_none_or(|i| {
+                        self.cat.formats[i].def.produces != crate::formats::Produces::Request
+                    });
+                    for ev in &mut fallen {
+                        if let Event::Request(r) = ev {
+                            r.from_log |= app_log;
+                        }
+                    }
                     Some(fallen)
                 }
                 _ => evs,
