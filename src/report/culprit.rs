@@ -6,8 +6,9 @@
 //! names a client with support, the draft said "organic growth" under a
 //! finding that one integration held 96% of the servers' time (slow
 //! integrations whose onset the baseline already held, fresh seeds
-//! 7770001, -005, -009). The finding is the stronger claim, backed by its
-//! evidence: the attribution takes its client as the culprit.
+//! 7770001, -005, -009). Where that client held most of the servers' time,
+//! the finding is the stronger claim, backed by its evidence: the
+//! attribution takes its client as the culprit.
 //!
 //! In: the analysis' [`Attribution`] and the findings. Out: the same
 //! attribution, its culprit row first where a supported finding names one.
@@ -17,7 +18,7 @@
 //!   -> organic: false, culprit: true, rows [a, b, c]
 //! ```
 
-use crate::correlate::attribution::Attribution;
+use crate::correlate::attribution::{Attribution, MIN_CULPRIT_SHARE};
 use crate::patterns::{Finding, SUPPORTED};
 
 /// Patterns whose subject is the client that drove the incident.
@@ -40,7 +41,14 @@ pub fn agree(attr: &mut Attribution, findings: &[Finding]) {
     let Some(named) = named else {
         return;
     };
-    let Some(at) = attr.rows.iter().position(|r| r.value == named) else {
+    // One client explains the incident only when it held most of what ran
+    // out: a finding that a tenant held a third of the servers' time (fresh
+    // seed 9990000, a thundering herd) names a heavy user, not the cause.
+    let Some(at) = attr
+        .rows
+        .iter()
+        .position(|r| r.value == named && r.share_of_held_time >= MIN_CULPRIT_SHARE)
+    else {
         return;
     };
     let row = attr.rows.remove(at);
@@ -64,6 +72,7 @@ mod tests {
                 .iter()
                 .map(|v| AttributionRow {
                     value: v.to_string(),
+                    share_of_held_time: if *v == "a" { 0.96 } else { 0.01 },
                     ..AttributionRow::default()
                 })
                 .collect(),
@@ -113,6 +122,15 @@ mod tests {
             assert!(!a.culprit && a.organic);
             assert_eq!(order(&a), ["b", "a"]);
         }
+    }
+
+    #[test]
+    fn a_heavy_user_holding_a_third_of_the_servers_is_no_culprit() {
+        let mut a = attribution(false, &["b", "a"]);
+        a.rows[1].share_of_held_time = 0.34;
+        agree(&mut a, &[hogging(Some("a"), None, 0.8)]);
+        assert!(!a.culprit && a.organic);
+        assert_eq!(order(&a), ["b", "a"]);
     }
 
     #[test]
