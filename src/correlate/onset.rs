@@ -587,19 +587,17 @@ mod tests {
     /// before it stays out.
     #[test]
     fn a_relapse_after_a_short_respite_is_the_same_incident() {
-        let span = Span::new(0, 7200);
-        let mut f = flags(7200);
-        for i in 1000..1120 {
-            f.errors[i] = true;
-        }
-        for i in 1720..2320 {
-            f.errors[i] = true;
-        }
-        for i in 2530..4330 {
-            f.errors[i] = true;
-        }
-        let inc = find(span, &f).expect("incident");
+        let inc = incident_of_failures(&[1000..1120, 1720..2320, 2530..4330]);
         assert_eq!((inc.onset, inc.recovered), (1720, 4330));
+    }
+
+    /// The incident two hours of seconds give when `waves` fail.
+    fn incident_of_failures(waves: &[std::ops::Range<usize>]) -> Incident {
+        let mut f = flags(7200);
+        for i in waves.iter().cloned().flatten() {
+            f.errors[i] = true;
+        }
+        find(Span::new(0, 7200), &f).expect("incident")
     }
 
     /// A first wave of seven and a half minutes, a rollback that seemed to
@@ -607,18 +605,7 @@ mod tests {
     /// Five minutes of failures fifteen minutes before stay apart.
     #[test]
     fn a_relapse_after_a_respite_shorter_than_the_first_wave_is_the_same_incident() {
-        let span = Span::new(0, 7200);
-        let mut f = flags(7200);
-        for i in 600..900 {
-            f.errors[i] = true;
-        }
-        for i in 1800..2250 {
-            f.errors[i] = true;
-        }
-        for i in 2670..5100 {
-            f.errors[i] = true;
-        }
-        let inc = find(span, &f).expect("incident");
+        let inc = incident_of_failures(&[600..900, 1800..2250, 2670..5100]);
         assert_eq!((inc.onset, inc.recovered), (1800, 5100));
     }
 

@@ -156,15 +156,22 @@ fn analyze(dir: &Path, args: &[String]) -> serde_json::Value {
 }
 
 /// Check classes where a miss misleads the reader (an incident invented or
-/// missed, an innocent customer blamed, a quiet day given findings): every
-/// one must pass on every draw.
+/// missed, a quiet day given findings, a customer blamed who did not cause
+/// it): every one must pass on every draw. A culprit not named is a gap,
+/// not a false claim: it counts with the other checks.
 const MUST_PASS: [&str; 3] = ["incident", "quiet", "culprit"];
 
+/// Whether a failed check is one that must pass (see [`MUST_PASS`]).
+fn must_pass(k: &gen::check::Check) -> bool {
+    MUST_PASS.contains(&k.class) && !(k.class == "culprit" && k.got == "none")
+}
+
 /// The least share of the other checks (onset, recovery, organic, patterns,
-/// instances, timeline) the fixed set must pass: a guard against
-/// regressions below what the tree measured when this was set (91% on
-/// these draws, 2026-12-04; the accuracy runner's 100-draw figure is 90%).
-/// The aim is 97% per class (issue #8); raise it as the detectors improve.
+/// instances, timeline, culprits not named) the fixed set must pass: a
+/// guard against regressions below what the tree measured when this was
+/// set (355 of 390, 91%, on these draws, 2026-12-04; the accuracy runner's
+/// 100-draw figure was 92%). The aim is 97% per class (issue #8); raise it
+/// as the detectors improve.
 const MIN_OTHER_SHARE: f64 = 0.85;
 
 #[test]
@@ -198,7 +205,7 @@ fn scenarios_fixed_draws_match_their_truth() {
             .collect();
         let report = analyze(&dir, &args);
         for k in gen::check::check_report(&truth, &report) {
-            let must = MUST_PASS.contains(&k.class);
+            let must = must_pass(&k);
             if !must {
                 others += 1;
             }
