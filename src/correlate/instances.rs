@@ -329,15 +329,18 @@ pub fn died_of(cause: &str) -> bool {
     .any(|w| c.contains(w))
 }
 
-impl Restart {
-    /// Whether the instance died rather than being stopped: killed for
-    /// failing its probe, out of memory, crashing, backing off. A restart
-    /// without a stated cause is judged by the changes around it (see
-    /// `timeline`).
-    pub fn died(&self) -> bool {
-        self.cause.as_deref().is_some_and(died_of)
+/// Whether a stop was planned (a rollout or a person replacing the
+/// instance) rather than the instance dying: its stated cause says it did
+/// not die, or it states none and a change came within minutes of it
+/// (`near_change`, asked only then).
+pub fn planned(cause: Option<&str>, near_change: impl FnOnce() -> bool) -> bool {
+    match cause {
+        Some(c) => !died_of(c),
+        None => near_change(),
     }
+}
 
+impl Restart {
     /// When the instance was back, or, if it was never seen back (replaced
     /// in a rollout, or the data ends), a bounded guess so that a removed
     /// instance does not count as down forever.

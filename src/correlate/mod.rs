@@ -574,10 +574,9 @@ fn symptom_flags(
             }
         }
     }
-    // A rollout stopping the instances it replaces is no symptom: a stop
-    // counts when its words say the instance died, or when it has no words
-    // and no change came within minutes of it (as `timeline::unplanned`
-    // judges restarts, which are not known yet here).
+    // A rollout stopping the instances it replaces is no symptom; a stop is
+    // judged as `timeline::unplanned` judges restarts (which are not known
+    // yet here), against the changes made.
     let changes: Vec<Millis> = agg
         .infra_events()
         .iter()
@@ -585,12 +584,13 @@ fn symptom_flags(
         .map(|e| e.ts)
         .collect();
     let planned = |e: &crate::event::InfraEvent| {
+        let words = Some(e.message.trim()).filter(|m| !m.is_empty());
         e.kind == InfraKind::Killing
-            && !instances::died_of(&e.message)
-            && (!e.message.trim().is_empty()
-                || changes
+            && instances::planned(words, || {
+                changes
                     .iter()
-                    .any(|c| (c - e.ts).abs() <= timeline::ROLLOUT_MS))
+                    .any(|c| (c - e.ts).abs() <= timeline::ROLLOUT_MS)
+            })
     };
     for e in agg.infra_events() {
         let marks = matches!(

@@ -352,7 +352,7 @@ pub const ROLLOUT_MS: Millis = 300_000;
 /// it: a stated cause says so, and a restart without one counts unless a
 /// deploy, rollback, flag change or scale-out came within minutes of it.
 pub fn unplanned(a: &Analysis, r: &super::Restart) -> bool {
-    r.died() || (r.cause.is_none() && !near_a_change(a, r.down))
+    !super::instances::planned(r.cause.as_deref(), || near_a_change(a, r.down))
 }
 
 fn near_a_change(a: &Analysis, t: Millis) -> bool {
