@@ -144,6 +144,10 @@ pub fn measure(d: &Draw, w: &World, g: &Ground) -> Symptoms {
     for spans in &g.pool_waits {
         per.iter_mut().for_each(|x| *x = 0);
         for &(a, b) in spans {
+            // A wait still open when the world ends is counted to the last window's end, not
+            // beyond it: past it every later second clamps to the last window, and the walk
+            // would never advance.
+            let b = b.min(start + nw as Ms * W);
             let mut t = a;
             while t < b {
                 let i = s.idx(t).min(nw - 1);
