@@ -298,10 +298,10 @@ impl Aggregates {
         // client whatever tenant it works for.
         let failed = hit.failed;
         let fixed = memchr::memchr(b'{', r.route.as_bytes()).is_none();
-        self.paths.add(tenant, r.path_hash, s, failed, fixed);
+        self.paths.add(tenant, r.path_hash, (s, e), failed, fixed);
         if integration != 0 {
             let client = integration | paths::INTEGRATION;
-            self.paths.add(client, r.path_hash, s, failed, fixed);
+            self.paths.add(client, r.path_hash, (s, e), failed, fixed);
         }
     }
 

@@ -11,7 +11,7 @@
 //! on their hash, so the sample is the same however the input was split
 //! across threads.
 //!
-//! In: (client id, path hash, second, failed) per request, the client
+//! In: (client id, path hash, start and end second, failed) per request, the client
 //! being a tenant or an integration. Out: per client, the paths it sent in
 //! a window and how many of those it had sent before; and the requests it
 //! re-sent after they had failed (a retry is the same request again).
@@ -24,7 +24,9 @@ use rustc_hash::FxHashMap as HashMap;
 pub const CAP: usize = 1 << 16;
 
 /// Where a path was requested: its first and last second, how often, how
-/// often it failed and when it first did ([`NEVER`] when it never did).
+/// often it failed and when it first did ([`NEVER`] when it never did): the
+/// start of the first failed request, and the first second a failure ended
+/// (when the client learnt of it: a timeout fails a minute after it began).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PathSeen {
     pub first: i64,
@@ -32,6 +34,7 @@ pub struct PathSeen {
     pub requests: u32,
     pub failed: u32,
     pub first_fail: i64,
+    pub first_fail_end: i64,
 }
 
 /// Set in a client id that is an integration's, not a tenant's: every
@@ -60,15 +63,22 @@ impl PathSample {
         self.ids.rate().max(self.fixed.rate())
     }
 
-    /// Count a request for `path_hash` by `client` in second `sec`;
-    /// `fixed`: its route has no id in it.
-    pub fn add(&mut self, client: u32, path_hash: u64, sec: i64, failed: bool, fixed: bool) {
+    /// Count a request for `path_hash` by `client` that began in second
+    /// `sec` and ended in `end`; `fixed`: its route has no id in it.
+    pub fn add(
+        &mut self,
+        client: u32,
+        path_hash: u64,
+        (sec, end): (i64, i64),
+        failed: bool,
+        fixed: bool,
+    ) {
         let t = if fixed {
             &mut self.fixed
         } else {
             &mut self.ids
         };
-        t.add(client, path_hash, sec, failed);
+        t.add_ended(client, path_hash, sec, end, failed);
     }
 
     /// Fold in another sample whose ids `id` maps to this one's.
@@ -121,8 +131,16 @@ impl Table {
         1 << self.level
     }
 
-    /// Count a request for `path_hash` by `client` in second `sec`.
+    /// Count a request for `path_hash` by `client` in second `sec` that
+    /// ended in the same second.
+    #[cfg(test)]
     pub fn add(&mut self, client: u32, path_hash: u64, sec: i64, failed: bool) {
+        self.add_ended(client, path_hash, sec, sec, failed);
+    }
+
+    /// Count a request for `path_hash` by `client` that began in second
+    /// `sec` and ended in `end`.
+    pub fn add_ended(&mut self, client: u32, path_hash: u64, sec: i64, end: i64, failed: bool) {
         if !kept_at(self.level, path_hash) {
             return;
         }
@@ -134,6 +152,7 @@ impl Table {
                 requests: 1,
                 failed: u32::from(failed),
                 first_fail: if failed { sec } else { NEVER },
+                first_fail_end: if failed { end.max(sec) } else { NEVER },
             },
         );
     }
@@ -150,6 +169,7 @@ impl Table {
                 e.requests = e.requests.saturating_add(p.requests);
                 e.failed = e.failed.saturating_add(p.failed);
                 e.first_fail = e.first_fail.min(p.first_fail);
+                e.first_fail_end = e.first_fail_end.min(p.first_fail_end);
             }
         }
         if self.seen.len() > CAP {
@@ -223,8 +243,10 @@ impl Table {
             }
             r.paths += 1;
             r.requests += u64::from(p.failed.min(p.requests - 1));
-            // When retrying began: the first failure that was asked for again.
-            r.first_fail = Some(r.first_fail.map_or(p.first_fail, |f| f.min(p.first_fail)));
+            // When retrying began: after the first failure that was asked
+            // for again had reached its client (its end, not its start).
+            let known = p.first_fail_end;
+            r.first_fail = Some(r.first_fail.map_or(known, |f| f.min(known)));
         }
         r.paths *= self.rate();
         r.requests *= self.rate();
@@ -237,6 +259,7 @@ impl Table {
 pub struct Retried {
     pub requests: u64,
     pub paths: u64,
+    /// The first second a failure that was retried reached its client.
     pub first_fail: Option<i64>,
 }
 
@@ -303,6 +326,27 @@ mod tests {
 
     /// Past the cap the sample stays bounded, its estimate stays close, and
     /// two halves merged give the sample of the whole.
+    /// A timeout that began at 10 s and failed at 70 s is retried after 70 s,
+    /// not after 10 s: retrying is dated from when the client learnt of the
+    /// failure, whichever part of the input held which request.
+    #[test]
+    fn retrying_begins_when_a_failure_ended_not_when_it_began() {
+        let mut whole = Table::default();
+        whole.add_ended(7, 1, 10, 70, true);
+        whole.add_ended(7, 1, 71, 71, false);
+        whole.add_ended(7, 2, 40, 45, true);
+        whole.add_ended(7, 2, 46, 46, false);
+        let r = whole.retried(7, 0, 100);
+        assert_eq!((r.requests, r.first_fail), (2, Some(45)));
+        let (mut a, mut b) = (Table::default(), Table::default());
+        a.add_ended(7, 1, 71, 71, false);
+        a.add_ended(7, 2, 40, 45, true);
+        b.add_ended(7, 2, 46, 46, false);
+        b.add_ended(7, 1, 10, 70, true);
+        a.merge(b, |i| i);
+        assert_eq!(a.retried(7, 0, 100), r);
+    }
+
     #[test]
     fn large_sets_are_sampled_and_merge_to_the_whole() {
         let n: u64 = 4 * CAP as u64;

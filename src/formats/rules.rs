@@ -109,6 +109,11 @@ pub struct Rules {
     infra_messages: Vec<(InfraKind, Vec<String>)>,
     infra_members: Vec<Regex>,
     metric_roles: BTreeMap<String, MetricRole>,
+    /// The same names by [`loose_metric_name`]: one metric is spelt
+    /// `rabbitmq_queue_messages_ready` by Prometheus, `rabbitmq.queue.messages_ready`
+    /// by Datadog and OpenTelemetry, `DatabaseConnections` by CloudWatch. A loose
+    /// name two roles share is left out (ambiguous).
+    metric_roles_loose: BTreeMap<String, Option<MetricRole>>,
     pub instance_labels: Vec<String>,
     pub identity_labels: Vec<String>,
     pub tenant_fields: Vec<String>,
@@ -276,6 +281,7 @@ impl Rules {
             infra_reasons,
             infra_messages,
             infra_members,
+            metric_roles_loose: loose_roles(&metric_roles),
             metric_roles,
             instance_labels: m.instance_labels,
             identity_labels: m.identity_labels,
@@ -361,12 +367,22 @@ impl Rules {
         out
     }
 
+    /// A metric's role by its exact name, else by its name with separators
+    /// and case made alike (see [`loose_metric_name`]).
     pub fn metric_role(&self, name: &str) -> Option<MetricRole> {
-        self.metric_roles.get(name).copied()
+        if let Some(r) = self.metric_roles.get(name) {
+            return Some(*r);
+        }
+        let loose = loose_metric_name(name)?;
+        self.metric_roles_loose
+            .get(loose.as_str())
+            .copied()
+            .flatten()
     }
 
     pub fn add_metric_role(&mut self, name: &str, role: MetricRole) {
         self.metric_roles.insert(name.to_string(), role);
+        self.metric_roles_loose = loose_roles(&self.metric_roles);
     }
 
     /// Whether a user-agent product token is a browser rather than an integration.
@@ -375,6 +391,57 @@ impl Rules {
             .iter()
             .any(|b| b.eq_ignore_ascii_case(token))
     }
+}
+
+/// A metric name with its separators and case made alike: lowercase, words
+/// joined by `_` (`.`, `-`, `/`, spaces and camel-case humps are word breaks).
+/// `None` when the name is already in that form, so an exact lookup has said
+/// all there is (most names of an unknown exporter cost no allocation).
+pub fn loose_metric_name(name: &str) -> Option<String> {
+    let plain = name
+        .bytes()
+        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_');
+    if plain {
+        return None;
+    }
+    let mut out = String::with_capacity(name.len() + 4);
+    let mut prev: Option<char> = None;
+    for c in name.chars() {
+        if matches!(c, '.' | '-' | '/' | ' ' | ':') {
+            if !out.ends_with('_') && !out.is_empty() {
+                out.push('_');
+            }
+        } else if c.is_ascii_uppercase() {
+            if prev.is_some_and(|p| p.is_ascii_lowercase() || p.is_ascii_digit())
+                && !out.ends_with('_')
+            {
+                out.push('_');
+            }
+            out.push(c.to_ascii_lowercase());
+        } else {
+            out.push(c);
+        }
+        prev = Some(c);
+    }
+    Some(out)
+}
+
+/// The loose-name map of [`Rules::metric_role`]: each listed name under its
+/// loose form (and its own, when already loose); a form two roles share maps to
+/// `None`.
+fn loose_roles(exact: &BTreeMap<String, MetricRole>) -> BTreeMap<String, Option<MetricRole>> {
+    let mut out: BTreeMap<String, Option<MetricRole>> = BTreeMap::new();
+    for (name, role) in exact {
+        let key = loose_metric_name(name).unwrap_or_else(|| name.clone());
+        out.entry(key)
+            .and_modify(|r| {
+                if *r != Some(*role) {
+                    *r = None;
+                }
+            })
+            .or_insert(Some(*role));
+    }
+    out
 }
 
 #[cfg(test)]
@@ -392,6 +459,35 @@ mod tests {
         for s in &file.infra_members.samples {
             assert_eq!(rules.infra_members(&s.message), s.members, "{}", s.message);
         }
+    }
+
+    /// One metric spelt by Prometheus, Datadog/OpenTelemetry and CloudWatch
+    /// has one role; an unknown name has none, whatever its spelling.
+    #[test]
+    fn a_metric_has_its_role_whatever_its_separators_and_case() {
+        let rules = Catalogue::builtin().expect("catalogue").rules;
+        let queue = rules.metric_role("rabbitmq_queue_messages_ready");
+        assert_eq!(queue, Some(MetricRole::QueueDepth));
+        for n in [
+            "rabbitmq.queue.messages_ready",
+            "rabbitmq-queue-messages-ready",
+        ] {
+            assert_eq!(rules.metric_role(n), queue, "{n}");
+        }
+        assert_eq!(
+            rules.metric_role("aws.rds.database_connections"),
+            rules.metric_role("DatabaseConnections")
+        );
+        assert_eq!(
+            rules.metric_role("hikaricp.connections.active"),
+            Some(MetricRole::DbConnectionsInUse)
+        );
+        assert_eq!(rules.metric_role("my.app.widgets_sold"), None);
+        assert_eq!(loose_metric_name("already_plain_1"), None);
+        assert_eq!(
+            loose_metric_name("ApproximateNumberOfMessagesVisible").as_deref(),
+            Some("approximate_number_of_messages_visible")
+        );
     }
 
     /// What the messages of the log formats signal (messages written for

@@ -241,7 +241,12 @@ fn finding(
     // the failure point.
     let first = match named.resent_from {
         Some(f) => resumed(cx, named, f, window.end),
-        None => all.retried.first_fail.map_or(window.start, |f| f + 1),
+        // The second the first retried failure reached its client: a retry
+        // sent at once falls in that same second.
+        None => all
+            .retried
+            .first_fail
+            .map_or(window.start, |f| f.max(window.start)),
     };
     let origin = a
         .totals
