@@ -385,11 +385,18 @@ impl Format {
         // fed to one reader in order, and a sample without `expect` may be a
         // line that holds no record.
         let mut reader = self.extractor();
+        // A kind whose syntax is read whole (YAML): the samples are one text,
+        // and a sample's records are those placed on its line.
+        let samples: Vec<&str> = self.def.samples.iter().map(|s| s.line.as_str()).collect();
+        let mut whole = reader
+            .as_mut()
+            .filter(|x| x.whole_text())
+            .map(|x| x.text(&samples.join("\n")).into_iter());
         // CSV and XML envelopes: the samples are one text (a header, then rows).
-        let table = self.def.syntax.map(|syntax| {
-            let lines: Vec<&str> = self.def.samples.iter().map(|s| s.line.as_str()).collect();
-            super::tabular::read(syntax, &lines.join("\n"))
-        });
+        let table = self
+            .def
+            .syntax
+            .map(|syntax| super::tabular::read(syntax, &samples.join("\n")));
         for (index, sample) in self.def.samples.iter().enumerate() {
             let fail = |problem: String| FormatError::Sample {
                 file: self.file.clone(),
@@ -434,7 +441,13 @@ impl Format {
                     let x = reader
                         .as_mut()
                         .ok_or_else(|| fail("has no reader".to_string()))?;
-                    let recs = x.line(&sample.line).map_err(|e| fail(e.to_string()))?;
+                    let read = match whole.as_mut() {
+                        Some(lines) => lines.next().unwrap_or(Ok(Vec::new())),
+                        None => x
+                            .line(&sample.line)
+                            .map(|recs| recs.into_iter().map(Fields::into_owned).collect()),
+                    };
+                    let recs = read.map_err(|e| fail(e.to_string()))?;
                     match recs.into_iter().next() {
                         Some(f) => Some(f.into_owned()),
                         None if sample.expect.is_empty() => continue,

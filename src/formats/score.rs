@@ -109,11 +109,16 @@ pub fn score(
     let mut total = 0usize;
     let mut hits = 0.0;
     let mut reader = f.extractor();
+    // A kind whose syntax is read whole (YAML) reads the head as one text.
+    let whole = reader
+        .as_mut()
+        .filter(|x| x.whole_text())
+        .map(|x| x.text(&head.join("\n")));
     let line_kind = matches!(f.def.kind, DefinitionKind::Regex | DefinitionKind::Generic);
     let generic = cat.generic().filter(|_| stacks);
     // Whether the line above was this format's record (or continued one).
     let mut after_record = false;
-    for (line, value) in head.iter().zip(json) {
+    for (i, (line, value)) in head.iter().zip(json).enumerate() {
         if line.trim().is_empty() {
             continue;
         }
@@ -157,13 +162,17 @@ pub fn score(
             DefinitionKind::Json | DefinitionKind::Envelope => value
                 .as_ref()
                 .map_or(0.0, |v| json_record_credit(cat, index, v)),
-            _ => match reader.as_mut() {
-                // A line the kind understands but that holds no record (a header) counts.
-                Some(x) => match x.line(line) {
+            // A line the kind understands but that holds no record (a header) counts.
+            _ => match (&whole, reader.as_mut()) {
+                (Some(lines), _) => match lines.get(i) {
+                    Some(Ok(recs)) if recs.iter().all(|r| r.has(Role::Ts)) => 1.0,
+                    _ => 0.0,
+                },
+                (None, Some(x)) => match x.line(line) {
                     Ok(recs) if recs.iter().all(|r| r.has(Role::Ts)) => 1.0,
                     _ => 0.0,
                 },
-                None => 0.0,
+                (None, None) => 0.0,
             },
         };
         after_record = got > 0.0;

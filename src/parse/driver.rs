@@ -171,32 +171,42 @@ pub fn parse_input_inspect<S: EventSink>(
                 log_requests: detection.log_requests,
             };
             let mut cx = LineCx::new(format, cat, index, &mut reader, &mut times, &plan);
-            let mut last = 0;
-            for (n, line) in &head {
-                cx.line(*n, line, &mut stats, sink);
-                last = *n;
-            }
-            // Lines that continue the head's last record are read here, so
-            // no chunk starts inside a record.
-            while let Some(item) = lines.next_continuation(&format.def.continuation_prefixes) {
-                let (n, line) = item?;
-                cx.line(n, &line, &mut stats, sink);
-                last = n;
-            }
-            if chunked && cx.reader.is_none() {
-                // Stateless line formats: the rest is cut into chunks of whole
-                // lines that worker threads parse into sinks of their own.
-                let seed = cx.times.times.for_chunk();
-                parse_chunks(
-                    &mut lines, format, &plan, cat, opts, index, &seed, &mut stats, sink,
-                )?;
-            } else {
+            if cx.reads_whole() {
+                // A syntax read whole (YAML): every line first, then one reading.
+                let mut all = head;
                 for item in lines.by_ref() {
+                    all.push(item?);
+                }
+                let last = cx.whole(&all, &mut stats, sink);
+                cx.finish(last, &mut stats, sink);
+            } else {
+                let mut last = 0;
+                for (n, line) in &head {
+                    cx.line(*n, line, &mut stats, sink);
+                    last = *n;
+                }
+                // Lines that continue the head's last record are read here, so
+                // no chunk starts inside a record.
+                while let Some(item) = lines.next_continuation(&format.def.continuation_prefixes) {
                     let (n, line) = item?;
                     cx.line(n, &line, &mut stats, sink);
                     last = n;
                 }
-                cx.finish(last, &mut stats, sink);
+                if chunked && cx.reader.is_none() {
+                    // Stateless line formats: the rest is cut into chunks of whole
+                    // lines that worker threads parse into sinks of their own.
+                    let seed = cx.times.times.for_chunk();
+                    parse_chunks(
+                        &mut lines, format, &plan, cat, opts, index, &seed, &mut stats, sink,
+                    )?;
+                } else {
+                    for item in lines.by_ref() {
+                        let (n, line) = item?;
+                        cx.line(n, &line, &mut stats, sink);
+                        last = n;
+                    }
+                    cx.finish(last, &mut stats, sink);
+                }
             }
         }
         RecordMode::Documents => {

@@ -14,7 +14,9 @@ use serde_json::Value;
 
 use super::record::Builder;
 use crate::event::{Event, Origin};
-use crate::formats::{array_records, Catalogue, DefinitionKind, Extractor, Format, Record};
+use crate::formats::{
+    array_records, Catalogue, DefinitionKind, Extractor, Fields, Format, Record, Skip,
+};
 
 /// One line of a line-oriented input -> its events (a JSON line may be a
 /// whole document with several records).
@@ -41,14 +43,24 @@ pub(super) fn parse_line(
         }
         _ => {
             let reader = reader.as_mut().ok_or("this format has no reader")?;
-            let records = reader.line(line)?;
-            collect_events(
-                records
-                    .iter()
-                    .map(|f| times.build(format, &cat.rules, f, None, origin)),
-            )
+            code_events(format, cat, times, reader.line(line), origin)
         }
     }
+}
+
+/// The events of what a code kind's reader gave one line.
+pub(super) fn code_events(
+    format: &Format,
+    cat: &Catalogue,
+    times: &mut Builder<'_>,
+    records: Result<Vec<Fields<'_>>, Skip>,
+    origin: Origin,
+) -> Result<Vec<Event<'static>>, &'static str> {
+    collect_events(
+        records?
+            .iter()
+            .map(|f| times.build(format, &cat.rules, f, None, origin)),
+    )
 }
 
 pub(super) fn json_records(
@@ -115,10 +127,24 @@ mod tests {
                 continue;
             }
             let mut reader = f.extractor();
+            // A kind that reads its text whole reads the samples as one text.
+            let samples: Vec<&str> = f.def.samples.iter().map(|s| s.line.as_str()).collect();
+            let mut whole = reader
+                .as_mut()
+                .filter(|x| x.whole_text())
+                .map(|x| x.text(&samples.join("\n")).into_iter());
             for s in &f.def.samples {
                 let mut times =
                     Builder::new(TimeParser::new(&f.def.timestamp_formats, Zone::Utc), None);
-                let got = parse_line(f, &mut reader, &cat, &mut times, &s.line, Origin::default());
+                let got = match whole.as_mut() {
+                    Some(lines) => {
+                        let read = lines.next().unwrap_or(Err("no outcome"));
+                        code_events(f, &cat, &mut times, read, Origin::default())
+                    }
+                    None => {
+                        parse_line(f, &mut reader, &cat, &mut times, &s.line, Origin::default())
+                    }
+                };
                 let untimed = times.take_unplaced().is_some();
                 let may_be_empty = untimed || (reader.is_some() && s.expect.is_empty());
                 assert!(

@@ -18,7 +18,8 @@
 //! driver      head, detection, which reader; threads and order (chunks)
 //!   envelope  envelope records -> inner lines -> the line readers
 //!   documents whole JSON documents -> records
-//!   lines     one line at a time, continuation lines
+//!   lines     one line at a time, continuation lines; a syntax read
+//!             whole (YAML) is read as one text, then counted line by line
 //!     others  what the format leaves: wrapped lines, fallbacks, decorations
 //!     above   continuation lines belong to the record above
 //!     kind    one line or JSON value, by the definition's kind -> fields

@@ -1,8 +1,9 @@
 //! Format kinds that a regex or a JSON field mapping cannot express (CSV
 //! with a header, Prometheus API documents, ...): one small module each,
-//! registered in [`extractor`]. Each turns a line or a JSON document into
-//! the same [`Fields`] the data-driven kinds give, so parsing downstream is
-//! one path for every format.
+//! registered in [`extractor`]. Each turns a line or a JSON document (or,
+//! for a syntax read whole such as YAML, the input's text, line by line)
+//! into the same [`Fields`] the data-driven kinds give, so parsing
+//! downstream is one path for every format.
 //!
 //! Adding a kind: a variant in `DefinitionKind` (definition.rs), a module
 //! here implementing [`Extractor`], one arm in [`extractor`], and a data file
@@ -44,6 +45,12 @@ pub type Skip = &'static str;
 /// The reason a blank line is skipped, for kinds whose syntax has none.
 pub const BLANK: Skip = "blank line";
 
+/// What one line gives: its records, none (`Ok(vec![])`), or why it was skipped.
+pub type Read = Result<Vec<Fields<'static>>, Skip>;
+
+/// What each line of a text gives, one entry per line.
+pub type Lines = Vec<Read>;
+
 /// Reads one input of a code kind. A fresh extractor is made per input, so
 /// it may keep state (a CSV header, the current metric family).
 pub trait Extractor: Send {
@@ -52,6 +59,25 @@ pub trait Extractor: Send {
     /// passed too (a quoted CSV field may hold one): return `Err(BLANK)` for
     /// those the syntax has no use for.
     fn line<'a>(&mut self, line: &'a str) -> Result<Vec<Fields<'a>>, Skip>;
+
+    /// Whether the kind's syntax is read whole (YAML, whose documents span
+    /// lines and only parse as a whole): the driver then hands the whole
+    /// input to [`Extractor::text`] instead of each line to [`Extractor::line`].
+    fn whole_text(&self) -> bool {
+        false
+    }
+
+    /// What each line of `text` (the input's lines joined by `\n`) gives, as
+    /// [`Extractor::line`] would, a record on the line it is placed on: one
+    /// entry per line, in order. By default, each line read in turn.
+    fn text(&mut self, text: &str) -> Lines {
+        text.split('\n')
+            .map(|l| {
+                self.line(l)
+                    .map(|recs| recs.into_iter().map(Fields::into_owned).collect())
+            })
+            .collect()
+    }
 
     /// Records in one whole JSON document (pretty-printed inputs).
     fn document<'a>(&mut self, doc: &'a Value) -> Result<Vec<Fields<'a>>, Skip> {
