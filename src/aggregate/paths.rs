@@ -30,6 +30,10 @@ pub const CAP: usize = 1 << 16;
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PathSeen {
     pub first: i64,
+    /// The start of the path's second request ([`NEVER`] while it had one):
+    /// where the first request failed, its retry. The two least of the
+    /// starts merge exactly, whatever part of the input held which.
+    pub second: i64,
     pub last: i64,
     pub requests: u32,
     pub failed: u32,
@@ -94,19 +98,53 @@ impl PathSample {
         (a + c, b + d)
     }
 
-    /// See [`Table::retried`]; both tables summed.
+    /// See [`Table::retried`]; both tables summed, retrying dated by
+    /// [`began`] over both.
     pub fn retried(&self, client: u32, start: i64, end: i64) -> Retried {
-        self.ids
-            .retried(client, start, end)
-            .plus(self.fixed.retried(client, start, end))
+        self.both(|t| t.retried_by(|c| c == client, start, end))
     }
 
     /// See [`Table::retried_by_all`]; both tables summed.
     pub fn retried_by_all(&self, start: i64, end: i64) -> Retried {
-        self.ids
-            .retried_by_all(start, end)
-            .plus(self.fixed.retried_by_all(start, end))
+        self.both(|t| t.retried_by(|c| c & INTEGRATION == 0, start, end))
     }
+
+    fn both(&self, f: impl Fn(&Table) -> (Retried, Vec<i64>)) -> Retried {
+        let (a, mut times) = f(&self.ids);
+        let (b, more) = f(&self.fixed);
+        times.extend(more);
+        Retried {
+            first_fail: began(times),
+            ..a.plus(b)
+        }
+    }
+}
+
+/// Retried failures that must fall within [`DENSE_S`] seconds for retrying
+/// to have begun: one timeout a client retried on an ordinary minute (a
+/// slow report during a gradual ramp) is what clients always do, not the
+/// start of a storm. Three within half a minute is the least that is not a
+/// lone event against an expectation near zero (the margin the failure
+/// flags use).
+const DENSE_N: usize = 3;
+const DENSE_S: i64 = 30;
+
+/// When retrying began: the first retried failure (the second it reached
+/// its client) that opens a half-minute holding [`DENSE_N`] of them; the
+/// first of all when none does.
+fn began(mut times: Vec<i64>) -> Option<i64> {
+    times.sort_unstable();
+    let first = *times.first()?;
+    let dense = times
+        .iter()
+        .enumerate()
+        .find(|(i, t)| {
+            times
+                .get(i + DENSE_N - 1)
+                .is_some_and(|last| *last < **t + DENSE_S)
+        })
+        .map(|(_, t)| *t);
+    Some(dense.unwrap_or(first))
 }
 
 #[derive(Debug, Default)]
@@ -148,6 +186,7 @@ impl Table {
             (client, path_hash),
             PathSeen {
                 first: sec,
+                second: NEVER,
                 last: sec,
                 requests: 1,
                 failed: u32::from(failed),
@@ -164,7 +203,10 @@ impl Table {
             }
             std::collections::hash_map::Entry::Occupied(mut o) => {
                 let e = o.get_mut();
-                e.first = e.first.min(p.first);
+                let mut starts = [e.first, e.second, p.first, p.second];
+                starts.sort_unstable();
+                e.second = starts[1];
+                e.first = starts[0];
                 e.last = e.last.max(p.last);
                 e.requests = e.requests.saturating_add(p.requests);
                 e.failed = e.failed.saturating_add(p.failed);
@@ -223,18 +265,22 @@ impl Table {
     /// (a path that failed twice and then succeeded was retried twice).
     /// Scaled by the sampling rate, with the number of such paths and when
     /// retrying began (retries come after the failure).
+    #[cfg(test)]
     pub fn retried(&self, client: u32, start: i64, end: i64) -> Retried {
-        self.retried_by(|c| c == client, start, end)
+        let (r, times) = self.retried_by(|c| c == client, start, end);
+        Retried {
+            first_fail: began(times),
+            ..r
+        }
     }
 
     /// [`Table::retried`] over every tenant's paths (tenant 0: requests
-    /// that name none): the whole service's retries, each request once.
-    pub fn retried_by_all(&self, start: i64, end: i64) -> Retried {
-        self.retried_by(|c| c & INTEGRATION == 0, start, end)
-    }
-
-    fn retried_by(&self, which: impl Fn(u32) -> bool, start: i64, end: i64) -> Retried {
+    /// that name none): the whole service's retries, each request once;
+    /// with, per path retried, the second its first failure reached its
+    /// client (the retries began after).
+    fn retried_by(&self, which: impl Fn(u32) -> bool, start: i64, end: i64) -> (Retried, Vec<i64>) {
         let mut r = Retried::default();
+        let mut times = Vec::new();
         for (&(c, _), p) in &self.seen {
             // Failed in the window and asked for again after: a path that
             // failed long before and is still polled is not retried now.
@@ -243,14 +289,19 @@ impl Table {
             }
             r.paths += 1;
             r.requests += u64::from(p.failed.min(p.requests - 1));
-            // When retrying began: after the first failure that was asked
-            // for again had reached its client (its end, not its start).
-            let known = p.first_fail_end;
-            r.first_fail = Some(r.first_fail.map_or(known, |f| f.min(known)));
+            // Retrying began with the path's second request where its first
+            // failed (a job re-queued behind a backlog is re-sent minutes
+            // later); else after the failure reached its client (its end,
+            // not its start: a timeout fails a minute after it began).
+            times.push(if p.first_fail == p.first && p.second != NEVER {
+                p.second
+            } else {
+                p.first_fail_end
+            });
         }
         r.paths *= self.rate();
         r.requests *= self.rate();
-        r
+        (r, times)
     }
 }
 
@@ -259,7 +310,7 @@ impl Table {
 pub struct Retried {
     pub requests: u64,
     pub paths: u64,
-    /// The first second a failure that was retried reached its client.
+    /// When retrying began: see [`began`].
     pub first_fail: Option<i64>,
 }
 
@@ -311,7 +362,8 @@ mod tests {
             (s.retried(7, 0, 100).requests, s.retried(7, 0, 100).paths),
             (2, 1)
         );
-        assert_eq!(s.retried(7, 0, 100).first_fail, Some(10));
+        // Retrying began with path 1's second request.
+        assert_eq!(s.retried(7, 0, 100).first_fail, Some(12));
         // Split anyhow and merged, the same.
         let (mut a, mut b) = (Table::default(), Table::default());
         a.add(7, 1, 16, false);
@@ -326,9 +378,10 @@ mod tests {
 
     /// Past the cap the sample stays bounded, its estimate stays close, and
     /// two halves merged give the sample of the whole.
-    /// A timeout that began at 10 s and failed at 70 s is retried after 70 s,
-    /// not after 10 s: retrying is dated from when the client learnt of the
-    /// failure, whichever part of the input held which request.
+    /// A timeout that began at 10 s and failed at 70 s was retried at 71 s,
+    /// not after 10 s: retrying is dated by the re-sent request (or, where
+    /// the path had succeeded before, by when the failure reached its
+    /// client), whichever part of the input held which request.
     #[test]
     fn retrying_begins_when_a_failure_ended_not_when_it_began() {
         let mut whole = Table::default();
@@ -337,7 +390,13 @@ mod tests {
         whole.add_ended(7, 2, 40, 45, true);
         whole.add_ended(7, 2, 46, 46, false);
         let r = whole.retried(7, 0, 100);
-        assert_eq!((r.requests, r.first_fail), (2, Some(45)));
+        assert_eq!((r.requests, r.first_fail), (2, Some(46)));
+        // A path polled before it failed: dated by the failure's end.
+        let mut polled = Table::default();
+        polled.add_ended(7, 3, 5, 5, false);
+        polled.add_ended(7, 3, 50, 58, true);
+        polled.add_ended(7, 3, 59, 59, false);
+        assert_eq!(polled.retried(7, 0, 100).first_fail, Some(58));
         let (mut a, mut b) = (Table::default(), Table::default());
         a.add_ended(7, 1, 71, 71, false);
         a.add_ended(7, 2, 40, 45, true);
@@ -345,6 +404,26 @@ mod tests {
         b.add_ended(7, 1, 10, 70, true);
         a.merge(b, |i| i);
         assert_eq!(a.retried(7, 0, 100), r);
+    }
+
+    /// A lone timeout retried thirteen minutes before the failures began in
+    /// earnest does not date the storm; the first half-minute of three does.
+    #[test]
+    fn one_retried_timeout_on_an_ordinary_minute_does_not_start_a_storm() {
+        let mut s = PathSample::default();
+        let mut add = |path: u64, start: i64, end: i64, failed: bool| {
+            s.add(7, path, (start, end), failed, false);
+        };
+        add(1, 100, 160, true);
+        add(1, 170, 170, false);
+        for (k, t) in [900i64, 910, 925, 926, 940].iter().enumerate() {
+            add(10 + k as u64, *t - 2, *t, true);
+            add(10 + k as u64, *t + 1, *t + 1, false);
+        }
+        let r = s.retried(7, 0, 2000);
+        assert_eq!((r.requests, r.first_fail), (6, Some(901)));
+        assert_eq!(began(vec![160, 500]), Some(160), "no dense run: the first");
+        assert_eq!(began(Vec::new()), None);
     }
 
     #[test]

@@ -155,6 +155,12 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
         );
         own >= STANDS_OUT * rest
     };
+    // Who carries most of the retries dates them, named or not: the rest
+    // are the retries every client makes on a bad minute.
+    let dated_by = top
+        .as_ref()
+        .filter(|t| t.retried.requests * 2 >= all.retried.requests && t.resent_from.is_none())
+        .and_then(|t| t.retried.first_fail);
     let top = top.filter(|t| stands_out(t));
     let judged = match &top {
         Some(t) if t.share() > all.share() => t,
@@ -184,7 +190,7 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
         named.unwrap_or(&all),
         judged,
         &all,
-        window,
+        (window, dated_by),
         c,
         above,
         rate_in,
@@ -228,24 +234,23 @@ fn finding(
     named: &Case,
     judged: &Case,
     all: &Case,
-    window: Span,
+    (window, dated_by): (Span, Option<i64>),
     c: f64,
     above: bool,
     rate_in: f64,
     rate_base: f64,
 ) -> Finding {
     let a = cx.analysis;
-    // Retrying starts right after the first failure any client retried:
-    // every client's paths say more of when than one client's sample does.
-    // A client starting its work over is dated from where it resumed after
-    // the failure point.
+    // Retrying starts where the retried failures of the client that re-sent
+    // most of them (else of every client) begin to come together. A client
+    // starting its work over is dated from where it resumed after the
+    // failure point.
     let first = match named.resent_from {
         Some(f) => resumed(cx, named, f, window.end),
         // The second the first retried failure reached its client: a retry
         // sent at once falls in that same second.
-        None => all
-            .retried
-            .first_fail
+        None => dated_by
+            .or(all.retried.first_fail)
             .map_or(window.start, |f| f.max(window.start)),
     };
     let origin = a
