@@ -72,6 +72,50 @@ pub fn generate(name: &str, seed: u64, small: bool) -> Option<Generated> {
 
 /// Writes a generated draw's inputs (in the formats `emit` draws, `force` pinning some) and
 /// its `truth.json` into `out`; returns the truth with the files and `analyze` arguments.
+/// Families whose files show a failed health check: orchestrator events
+/// (a pod's `Unhealthy`, an ECS task failing its checks) and access logs
+/// written beside each instance, which log its probes. A load balancer's
+/// own log and a host's journal do not: there a probe fails unseen.
+const PROBE_FAMILIES: [&str; 6] = [
+    "k8s-events-list",
+    "k8s-events-lines",
+    "ecs-describe-services",
+    "nginx-timed",
+    "nginx-kv",
+    "json-access",
+];
+
+fn probes_exported(files: &[(String, String)]) -> bool {
+    files
+        .iter()
+        .any(|(_, fam)| PROBE_FAMILIES.contains(&fam.as_str()))
+}
+
+/// What no exported file can show is not asked of a report: the first
+/// failed probe leaves the timeline, and `health_check_coupling` is no
+/// longer required (still forbidden where it did not happen).
+fn unseen_probes(o: &mut serde_json::Map<String, Value>) {
+    if let Some(t) = o.get_mut("timeline").and_then(Value::as_object_mut) {
+        t.remove("health_checks_failing");
+    }
+    if let Some(p) = o.get_mut("patterns").and_then(Value::as_array_mut) {
+        p.retain(|x| x.as_str() != Some("health_check_coupling"));
+    }
+    let mut unseen = 0u64;
+    if let Some(insts) = o.get_mut("instances").and_then(Value::as_array_mut) {
+        for i in insts.iter_mut().filter_map(Value::as_object_mut) {
+            if i.get("affected_by_probes_only") == Some(&json!(true)) {
+                i.insert("affected".into(), json!(false));
+                unseen += 1;
+            }
+        }
+    }
+    if let Some(n) = o.get("instances_affected").and_then(Value::as_u64) {
+        o.insert("instances_affected".into(), json!(n.saturating_sub(unseen)));
+    }
+    o.insert("probes_exported".into(), json!(false));
+}
+
 pub fn write(
     g: &Generated,
     out: &Path,
@@ -97,6 +141,9 @@ pub fn write(
                     i.insert("aliases".into(), json!(names));
                 }
             }
+        }
+        if !probes_exported(&written.files) {
+            unseen_probes(o);
         }
         o.insert("draw_attempts".into(), json!(g.attempts));
         if !g.truth.problems.is_empty() {

@@ -7,7 +7,9 @@
 //! - `surge_start`: the surging tenant's first request from the fault on (`tenant_surge`).
 //! - `pool_saturated`: the start of the first >= 5 s pool wait from 1 min before the onset
 //!   (`pool_exhaustion`).
-//! - `health_checks_failing`: the first probe failure from 1 min before the onset.
+//! - `health_checks_failing`: the first probe failure from 1 min before the onset (dropped,
+//!   with `health_check_coupling` from the required patterns and probe-only affected
+//!   instances, when no exported file shows probes: `gen::write`).
 //! - `errors_start`: the first fault failure answered in the incident's first window that
 //!   meets the failure criterion.
 //! - `all_instances_restarted`: the first kill of the synchronized group
@@ -196,17 +198,18 @@ pub fn instances(c: &Ctx) -> (Vec<Value>, usize, usize) {
     let (mut fleet, mut affected) = (0, 0);
     for (i, inst) in c.w.instances.iter().enumerate() {
         let routed = inst.routed.iter().any(|(a, b)| *a < rec && *b > on);
-        let aff = (fails[i] >= 3 && fails[i] * 100 >= reqs[i])
-            || killed.contains(&i)
-            || c.g
-                .probe_failures
+        let probed =
+            c.g.probe_failures
                 .iter()
-                .any(|(t, j, _)| *j == i && *t >= on - 60_000 && *t < rec)
+                .any(|(t, j, _)| *j == i && *t >= on - 60_000 && *t < rec);
+        let otherwise = (fails[i] >= 3 && fails[i] * 100 >= reqs[i])
+            || killed.contains(&i)
             || c.g
                 .pool_waits
                 .get(i)
                 .is_some_and(|s| s.iter().any(|(a, b)| b - a >= 5_000 && *b > on && *a < rec))
             || c.g.stuck.iter().any(|(j, t)| *j == i && *t < rec);
+        let aff = probed || otherwise;
         fleet += routed as usize;
         affected += aff as usize;
         out.push(json!({
@@ -218,6 +221,8 @@ pub fn instances(c: &Ctx) -> (Vec<Value>, usize, usize) {
             "version": inst.version,
             "routed_in_incident": routed,
             "affected": aff,
+            // Affected by failed probes alone: unseen where no export shows probes.
+            "affected_by_probes_only": probed && !otherwise,
         }));
     }
     (out, fleet, affected)
