@@ -143,7 +143,8 @@ pub fn measure(d: &Draw, w: &World, g: &Ground) -> Truth {
     obj.insert("pattern_figures".into(), Value::Object(figures));
     obj.insert("timeline".into(), timeline::json_times(&times));
     obj.insert("instances".into(), json!(instances));
-    obj.insert("fleet_size".into(), json!(fleet));
+    obj.insert("fleet_size".into(), json!(fleet.0));
+    obj.insert("fleet_size_range".into(), json!([fleet.1, fleet.2]));
     obj.insert("instances_affected".into(), json!(affected));
     obj.insert(
         "baseline".into(),

@@ -173,8 +173,14 @@ pub fn json_times(t: &BTreeMap<&'static str, Vec<Ms>>) -> Value {
     Value::Object(m)
 }
 
-/// (each instance as JSON, fleet size, affected count).
-pub fn instances(c: &Ctx) -> (Vec<Value>, usize, usize) {
+/// How far the incident's edges may move (the recovery check's tolerance):
+/// an instance first routed to, or last routed to, that near an edge may
+/// count in the fleet or not.
+const FLEET_EDGE_MS: Ms = 60_000;
+
+/// (each instance as JSON, fleet size and its range with the edges moved by
+/// [`FLEET_EDGE_MS`], affected count).
+pub fn instances(c: &Ctx) -> (Vec<Value>, (usize, usize, usize), usize) {
     let (on, rec) = (c.onset, c.recovered);
     let n = c.w.instances.len();
     let mut fails = vec![0usize; n];
@@ -196,8 +202,22 @@ pub fn instances(c: &Ctx) -> (Vec<Value>, usize, usize) {
         .collect();
     let mut out = Vec::new();
     let (mut fleet, mut affected) = (0, 0);
+    let (mut least, mut most) = (0, 0);
     for (i, inst) in c.w.instances.iter().enumerate() {
         let routed = inst.routed.iter().any(|(a, b)| *a < rec && *b > on);
+        let (core_on, core_rec) = (
+            on + FLEET_EDGE_MS,
+            (rec - FLEET_EDGE_MS).max(on + FLEET_EDGE_MS),
+        );
+        least += inst
+            .routed
+            .iter()
+            .any(|(a, b)| *a < core_rec && *b > core_on) as usize;
+        most += inst
+            .routed
+            .iter()
+            .any(|(a, b)| *a < rec + FLEET_EDGE_MS && *b > on - FLEET_EDGE_MS)
+            as usize;
         let probed =
             c.g.probe_failures
                 .iter()
@@ -225,5 +245,5 @@ pub fn instances(c: &Ctx) -> (Vec<Value>, usize, usize) {
             "affected_by_probes_only": probed && !otherwise,
         }));
     }
-    (out, fleet, affected)
+    (out, (fleet, least.min(fleet), most.max(fleet)), affected)
 }
