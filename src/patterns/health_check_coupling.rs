@@ -15,6 +15,9 @@ use crate::correlate::ProbeFailures;
 
 pub const ID: &str = "health_check_coupling";
 
+/// Failures of one instance's probe that make a repeat (see `detect`).
+const PROBE_REPEATS: u32 = 2;
+
 const ACTIONS: &[&str] = &[
     "Liveness checks that do not touch the database or other shared dependencies (keep those in readiness)",
     "Longer liveness thresholds than the pool's acquire timeout, so slowness is not mistaken for death",
@@ -129,6 +132,15 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
         ));
     }
     if sat_start.is_none() && !users_hurt {
+        c = c.min(0.45);
+    }
+    // A check bound to an exhausted resource fails again and again while it
+    // lasts (a kubelet kills after three in a row); one failed probe per
+    // server on a busy hour is a timeout, not coupling. Without a repeat, a
+    // failing check in the access log or a kill for the probe, the signal
+    // stays weak.
+    let repeated = probes.iter().any(|(_, p)| p.count >= PROBE_REPEATS);
+    if !repeated && access_failing.is_empty() && killed_by_probe.is_empty() {
         c = c.min(0.45);
     }
     sink.push(Finding {

@@ -318,3 +318,68 @@ fn a_pools_routine_state_lines_are_no_incident() {
         "{findings:?}"
     );
 }
+
+/// Pools at their maximum with requests waiting on all five servers while
+/// their requests fail (minutes 10 to 15), and the kubelet's events: each
+/// server's liveness probe failed `times` times from 07:10:31 on.
+fn coupled_export(name: &str, times: u32) -> std::path::PathBuf {
+    let d = dir(name);
+    fs::write(d.join("access.log"), access_log(&[0, 1, 2, 3, 4])).expect("write");
+    let mut prom = String::from(
+        "# TYPE hikaricp_connections_active gauge\n# TYPE hikaricp_connections_max gauge\n# TYPE hikaricp_connections_pending gauge\n",
+    );
+    for i in 1..=5 {
+        for t in (0..1200u64).step_by(15) {
+            let hot = (600..900).contains(&t);
+            let ms = (1_790_838_000 + t) * 1000;
+            let inst = format!("instance=\"10.0.0.{i}:8080\",pool=\"HikariPool-1\"");
+            let active = if hot { 20 } else { 3 + t % 4 };
+            let pending = if hot { 40 } else { 0 };
+            let _ = writeln!(prom, "hikaricp_connections_active{{{inst}}} {active} {ms}");
+            let _ = writeln!(prom, "hikaricp_connections_max{{{inst}}} 20 {ms}");
+            let _ = writeln!(
+                prom,
+                "hikaricp_connections_pending{{{inst}}} {pending} {ms}"
+            );
+        }
+    }
+    fs::write(d.join("pool.prom"), prom).expect("write");
+    let items: Vec<Value> = (1..=5u32)
+        .map(|i| {
+            let first = 630 + u64::from(i);
+            let last = first + u64::from(times - 1) * 10;
+            let at = |s: u64| format!("2026-10-01T07:{:02}:{:02}Z", s / 60, s % 60);
+            serde_json::json!({
+                "kind": "Event",
+                "type": "Warning",
+                "reason": "Unhealthy",
+                "message": format!("Liveness probe failed: Get \"http://10.0.0.{i}:8080/healthz\": context deadline exceeded (Client.Timeout exceeded while awaiting headers)"),
+                "involvedObject": {"kind": "Pod", "name": format!("api-{i}")},
+                "count": times,
+                "firstTimestamp": at(first),
+                "lastTimestamp": at(last),
+            })
+        })
+        .collect();
+    let list = serde_json::json!({"kind": "List", "apiVersion": "v1", "items": items});
+    fs::write(d.join("events.json"), list.to_string()).expect("write");
+    d
+}
+
+/// A check bound to the exhausted pool fails again and again while it lasts;
+/// one failed probe per server in a busy quarter hour is a timeout, and
+/// calling it coupling would send the reader to rewrite health checks that
+/// did nothing wrong.
+#[test]
+fn one_failed_probe_per_server_is_no_coupling_but_repeated_failures_are() {
+    let once = findings_of(&coupled_export("hcc-once", 1));
+    assert!(
+        confidence_of(&once, "health_check_coupling") < 0.5,
+        "{once:?}"
+    );
+    let again = findings_of(&coupled_export("hcc-again", 4));
+    assert!(
+        confidence_of(&again, "health_check_coupling") >= 0.5,
+        "{again:?}"
+    );
+}
