@@ -30,7 +30,7 @@ pub(crate) fn section(out: &mut String, d: &Draft<'_>) {
     let imp = &r.impact;
     let _ = writeln!(
         out,
-        "- **Window:** {window} ({}).",
+        "- **Window:** {window}, {}.",
         duration(r.incident.duration_s.unwrap_or(0))
     );
     let rate = |failed: u64, total: u64| {
