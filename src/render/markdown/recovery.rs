@@ -44,16 +44,30 @@ pub(crate) fn action<'a>(d: &Draft<'a>) -> Option<&'a TimelineJson> {
     })
 }
 
-/// When the last instance that went down was back.
+/// When the last instance that went down was back, if no restart came
+/// after it: in a crash loop whose later restarts the timeline sums up
+/// ("Restarts go on: 22 more ... until 19:34:43"), the last row "back up"
+/// is not the end of the restarts (a draft said the incident "ended with
+/// the restarted instances back, the last at 19:04:54" half an hour before
+/// the last crash).
 fn last_back(d: &Draft<'_>) -> Option<String> {
     if !(d.has("synchronized_restart") || d.has("crash_loop")) {
         return None;
     }
-    d.r.timeline
+    let tl = &d.r.timeline;
+    let back = tl
         .iter()
         .filter(|e| e.kind == TimelineKind::Restart && e.text.contains("back up"))
         .map(|e| e.ts.clone())
-        .max()
+        .max()?;
+    let later_restart = tl.iter().any(|e| {
+        matches!(
+            e.kind,
+            TimelineKind::Restart | TimelineKind::Crash | TimelineKind::AllInstancesRestarted
+        ) && !e.text.contains("back up")
+            && (e.ts > back || e.text.starts_with("Restarts go on"))
+    });
+    (!later_restart).then_some(back)
 }
 
 /// When the culprit's surge (or slow requests) ended, if shortly before
@@ -213,6 +227,26 @@ mod tests {
         let e = ended(&d).unwrap_or_default();
         assert!(e.starts_with("the rollback at 08:01:00 UTC"), "{e}");
         assert!(e.contains("pool exhaustion"), "{e}");
+    }
+
+    #[test]
+    fn restarts_that_go_on_did_not_end_it() {
+        let mut r = bulk();
+        r.findings.retain(|f| f.pattern == "synchronized_restart");
+        r.extra.culprit = None;
+        let d = Draft::new(&r);
+        assert_eq!(
+            ended(&d).as_deref(),
+            Some("the restarted instances back, the last at 08:00:37 UTC")
+        );
+        r.timeline.push(TimelineJson {
+            ts: "2026-10-01T07:59:30Z".to_string(),
+            kind: TimelineKind::Restart,
+            text: "Restarts go on: 22 more of 3 instance(s) until 08:01:20 UTC".to_string(),
+            sources: Vec::new(),
+        });
+        r.timeline.sort_by(|a, b| a.ts.cmp(&b.ts));
+        assert_eq!(ended(&Draft::new(&r)), None);
     }
 
     #[test]
