@@ -69,11 +69,16 @@ pub(crate) fn ordered(all: &[FindingJson]) -> (Vec<&FindingJson>, Vec<&FindingJs
         .iter()
         .filter(|f| f.confidence >= SUPPORTED && role(&f.pattern).0 != Role::RuledOut)
         .collect();
-    // The role decides; within a role the start time (RFC 3339 in UTC
-    // sorts as text), then the catalogue's order.
+    // The role decides; among triggers a change comes first, since a
+    // change explains the others (a flag flip made an endpoint slow, and
+    // the slow requests showed a second before the flag's finding starts);
+    // then the start time (RFC 3339 in UTC sorts as text), then the
+    // catalogue's order.
+    let not_change = |f: &FindingJson| f.pattern != "deploy_regression";
     strong.sort_by(|a, b| {
         let (ra, rb) = (role(&a.pattern), role(&b.pattern));
         ra.0.cmp(&rb.0)
+            .then(not_change(a).cmp(&not_change(b)))
             .then(a.start.cmp(&b.start))
             .then(ra.1.cmp(&rb.1))
     });
@@ -146,6 +151,16 @@ mod tests {
                 "retry_storm"
             ]
         );
+    }
+
+    #[test]
+    fn a_change_leads_the_triggers_it_explains() {
+        let all = vec![
+            finding("slow_request_hogging", 0.8, "15:37:44"),
+            finding("deploy_regression", 0.8, "15:37:45"),
+        ];
+        let (strong, _) = ordered(&all);
+        assert_eq!(strong[0].pattern, "deploy_regression");
     }
 
     #[test]

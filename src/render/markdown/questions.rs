@@ -24,9 +24,11 @@ fn who(d: &Draft<'_>, f: &FindingJson) -> String {
     {
         return c.short();
     }
-    match (&f.subject.tenant, &f.subject.integration) {
-        (Some(t), _) => format!("`{t}`"),
-        (None, Some(i)) => format!("integration `{i}`"),
+    let s = &f.subject;
+    match (&s.tenant, &s.integration, &s.endpoint) {
+        (Some(t), _, _) => format!("`{t}`"),
+        (None, Some(i), _) => format!("integration `{i}`"),
+        (None, None, Some(e)) => format!("`{e}`"),
         _ => "the client".to_string(),
     }
 }

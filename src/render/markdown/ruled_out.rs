@@ -76,8 +76,13 @@ pub(crate) fn section(out: &mut String, d: &Draft<'_>) {
     }
     let n = r.impact.instances_affected.len();
     if n > 1 && n == r.impact.instances_total && !d.has("stuck_instance") {
+        let all = if n == 2 {
+            "both".to_string()
+        } else {
+            format!("all {n}")
+        };
         items.push(format!(
-            "**One bad instance:** all {n} instances were affected alike."
+            "**One bad instance:** {all} instances were affected alike."
         ));
     }
     let changed = r.timeline.iter().any(|e| {

@@ -69,9 +69,12 @@ fn step(d: &Draft<'_>, f: &FindingJson, after_trigger: Option<&str>) -> String {
         "slow_request_hogging" => format!(
             "It began at {at} UTC: {t}{h}. Long-running requests hold their connections, so fewer were left for everyone else."
         ),
-        "deploy_regression" => format!("It began with a change: {}{h} ({at} UTC).", lower_first(&t)),
+        "deploy_regression" => format!(
+            "It began with a change at {at} UTC: {}{h}.",
+            lower_first(&t)
+        ),
         "stuck_instance" => format!(
-            "It began at {at} UTC: {}{h}; they kept accepting requests they did not answer in time.",
+            "It began at {at} UTC: {}{h}. Requests routed to it waited instead of failing fast.",
             lower_first(&t)
         ),
         "pool_exhaustion" => {
@@ -105,7 +108,7 @@ fn step(d: &Draft<'_>, f: &FindingJson, after_trigger: Option<&str>) -> String {
             "{t}{h} from {at} UTC: each restart came back into the queued work plus live load and crashed again."
         ),
         "retry_storm" => format!(
-            "While the servers recovered, {}{h} (from {at} UTC), adding load at the worst moment.",
+            "Meanwhile, {}{h} (from {at} UTC), adding load at the worst moment.",
             lower_first(&t)
         ),
         "thundering_herd" => format!(
@@ -143,7 +146,20 @@ pub(crate) fn section(out: &mut String, d: &Draft<'_>) {
             );
         }
     }
+    let mut told_trigger = false;
     for f in &d.findings {
+        let is_trigger = role(&f.pattern).0 == Role::Trigger;
+        if is_trigger && told_trigger {
+            // One beginning: a second trigger is told beside the first.
+            text.push(format!(
+                "With it, from {} UTC, {}{}.",
+                hms(&f.start),
+                lower_first(&title(d, f)),
+                hedge(f)
+            ));
+            continue;
+        }
+        told_trigger |= is_trigger;
         text.push(step(d, f, trigger));
     }
     if d.findings.is_empty() {
@@ -173,10 +189,7 @@ mod tests {
         );
         assert!(at("Because one client") < at("liveness checks"), "{out}");
         assert!(at("liveness checks") < at("Then 3 of 3"), "{out}");
-        assert!(
-            at("Then 3 of 3") < at("While the servers recovered"),
-            "{out}"
-        );
+        assert!(at("Then 3 of 3") < at("Meanwhile, `acct-4411`"), "{out}");
         assert!(!out.contains("14950x"), "{out}");
         assert!(out.contains("full interruption of 3 s"), "{out}");
     }

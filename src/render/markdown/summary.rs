@@ -91,10 +91,17 @@ pub(crate) fn section(out: &mut String, d: &Draft<'_>) {
         });
     match trigger {
         Some(f) => {
-            let lead = if f.confidence >= 0.9 {
-                "Root cause".to_string()
+            let hedge = if f.confidence >= 0.9 {
+                String::new()
             } else {
-                format!("Root cause ({})", certainty(f.confidence))
+                format!(" ({})", certainty(f.confidence))
+            };
+            // A crash loop leading is a mechanism, said as one: the findings
+            // section lists it as an amplifier.
+            let lead = if role(&f.pattern).0 == Role::Trigger {
+                format!("Root cause{hedge}")
+            } else {
+                format!("No trigger stands out in the data; the closest cause found{hedge}")
             };
             // Its title already says who drove the load.
             let _ = write!(s, " {lead}: {}.", lower_first(&title(d, f)));
@@ -219,6 +226,8 @@ mod tests {
         assert!(s.contains("Root cause: `acct-4411`"), "{s}");
         r.findings.retain(|f| f.pattern == "crash_loop");
         r.extra.culprit = None;
-        assert!(summary(&r).contains("Root cause: 3 instances crashed"));
+        assert!(summary(&r).contains(
+            "No trigger stands out in the data; the closest cause found: 3 instances crashed"
+        ));
     }
 }
