@@ -24,6 +24,9 @@ pub struct AttributionRow {
     /// For tenant rows: the integration that sent most of its requests.
     pub integration: Option<String>,
     pub requests: u64,
+    /// Its failed requests in the window (the report's impact states the
+    /// culprit's own failures apart from everyone else's).
+    pub failed: u64,
     pub baseline_requests: u64,
     pub baseline_rate_per_s: f64,
     pub window_rate_per_s: f64,
@@ -100,6 +103,8 @@ pub struct Attribution {
     pub rows: Vec<AttributionRow>,
     pub window: Option<Span>,
     pub window_requests: u64,
+    /// Failed requests in the window, over every value.
+    pub window_failed: u64,
     pub baseline_rate_per_s: f64,
     pub window_rate_per_s: f64,
     /// Values in the dimension (all of them, not only the rows kept).
@@ -213,6 +218,7 @@ pub fn build(
                 value: s.value.clone(),
                 integration: None,
                 requests: s.window_requests,
+                failed: s.window_failed,
                 baseline_requests: s.baseline_requests,
                 baseline_rate_per_s: baseline_rate,
                 window_rate_per_s: window_rate,
@@ -308,6 +314,7 @@ pub fn build(
         rows,
         window: Some(window),
         window_requests: total_w,
+        window_failed: failed_w,
         baseline_rate_per_s: baseline_rate,
         window_rate_per_s: window_rate,
         distinct,

@@ -79,9 +79,9 @@ fn instances(t: &TemplateJson) -> String {
     )
 }
 
-/// The Markdown section.
+/// The Markdown section, a part of the appendix's evidence.
 pub fn section(out: &mut String, r: &Report) {
-    let _ = writeln!(out, "## What the logs said\n");
+    let _ = writeln!(out, "### What the logs said\n");
     let tz = &r.extra.tz;
     if r.templates.is_empty() {
         let _ = writeln!(

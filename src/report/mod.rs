@@ -226,6 +226,72 @@ pub struct Extra {
     pub has_metrics: bool,
     pub has_infra: bool,
     pub templates: crate::templates::json::TemplatesExtra,
+    /// The client the attribution blames, with its own figures and
+    /// everyone else's, so that the impact states the others' failure rate
+    /// and the culprit's apart, and a rise from a near-zero baseline is
+    /// written as the counts it comes from. None when no client is blamed.
+    pub culprit: Option<CulpritFigures>,
+}
+
+/// The blamed client's figures in the incident window and its baseline,
+/// and everyone else's in the same window. Counts over requests that name a
+/// client (the attribution's), so the two sides add up.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CulpritFigures {
+    pub tenant: Option<String>,
+    pub integration: Option<String>,
+    pub requests: u64,
+    pub failed: u64,
+    pub baseline_requests: u64,
+    /// Lengths of the baseline and of the window the counts are from.
+    pub baseline_s: i64,
+    pub window_s: i64,
+    pub others_requests: u64,
+    pub others_failed: u64,
+}
+
+impl CulpritFigures {
+    /// How the findings name it: `` `acct-4411` (integration `acme-exporter`) ``.
+    pub fn label(&self) -> String {
+        match (&self.tenant, &self.integration) {
+            (Some(t), Some(i)) => format!("`{t}` (integration `{i}`)"),
+            (Some(t), None) => format!("`{t}`"),
+            (None, Some(i)) => format!("integration `{i}`"),
+            (None, None) => "one client".to_string(),
+        }
+    }
+
+    /// Its id alone, for mentions after the first: `` `acct-4411` ``.
+    pub fn short(&self) -> String {
+        match (&self.tenant, &self.integration) {
+            (Some(t), _) => format!("`{t}`"),
+            (None, Some(i)) => format!("`{i}`"),
+            (None, None) => "one client".to_string(),
+        }
+    }
+}
+
+/// The culprit's figures, when the attribution names one.
+fn culprit_figures(a: &Analysis) -> Option<CulpritFigures> {
+    let attr = &a.attribution;
+    let row = attr.rows.first().filter(|_| attr.culprit)?;
+    let (window, baseline) = (attr.window?, a.baseline?);
+    let tenant_dim = attr.dimension == "tenant";
+    Some(CulpritFigures {
+        tenant: tenant_dim.then(|| row.value.clone()),
+        integration: if tenant_dim {
+            row.integration.clone()
+        } else {
+            Some(row.value.clone())
+        },
+        requests: row.requests,
+        failed: row.failed,
+        baseline_requests: row.baseline_requests,
+        baseline_s: baseline.end - baseline.start,
+        window_s: window.end - window.start,
+        others_requests: attr.window_requests.saturating_sub(row.requests),
+        others_failed: attr.window_failed.saturating_sub(row.failed),
+    })
 }
 
 /// Build the report.
@@ -470,6 +536,7 @@ pub fn build(
             has_metrics: agg.metric_series().next().is_some(),
             has_infra: !agg.infra_events().is_empty(),
             templates: Default::default(),
+            culprit: culprit_figures(a),
         },
     }
 }

@@ -1,0 +1,235 @@
+//! The appendix: the evidence behind the main sections. Load attribution
+//! (only the rows whose rate changed, with the integration beside each id),
+//! what the logs said, every finding's whole evidence, the charts, the data
+//! section (each input, its format, lines read, parsed and skipped with the
+//! reasons, time covered, warnings), and the sources the footnotes cite.
+//!
+//! In: the [`Draft`], the [`Options`] (where chart SVGs are), the footnote
+//! registry the main sections filled. Out: the `## Appendix` section.
+//!
+//! ```text
+//! -> "## Appendix\n\n### Load attribution\n...### Sources\n\n[^1]: `samples/...:36108`\n"
+//! ```
+
+use std::fmt::Write;
+
+use super::sources::Sources;
+use super::{cell, findings, pct, Draft, Options};
+use crate::render::time::hms;
+use crate::render::{chart_text, mermaid, svg};
+use crate::report::{Report, RowJson};
+
+/// A rate that doubled or halved against its own baseline changed; a
+/// table of fifteen tenants where nothing changed told a reader nothing.
+fn changed(row: &RowJson) -> bool {
+    row.rate_ratio >= 2.0 || row.rate_ratio <= 0.5
+}
+
+/// Rows shown when none changed: the biggest, to show that none stood out.
+const UNCHANGED_SHOWN: usize = 3;
+
+pub(crate) fn section(out: &mut String, d: &Draft<'_>, opts: &Options, src: &mut Sources) {
+    let r = d.r;
+    let _ = writeln!(out, "## Appendix\n");
+    attribution(out, r);
+    super::super::templates::section(out, r);
+    findings::details(out, d, src);
+    charts(out, r, opts);
+    data(out, r);
+    if !src.is_empty() {
+        let _ = writeln!(out, "### Sources\n\n{}", src.definitions());
+    }
+}
+
+fn attribution(out: &mut String, r: &Report) {
+    let _ = writeln!(out, "### Load attribution\n");
+    let a = &r.attribution;
+    if a.rows.is_empty() {
+        let _ = writeln!(
+            out,
+            "Not determinable: no requests with a tenant or an integration in the window.\n"
+        );
+        return;
+    }
+    let window = match (&r.incident.onset, &r.incident.recovered) {
+        (Some(o), Some(rec)) => format!("the incident window ({}–{} UTC)", hms(o), hms(rec)),
+        _ => "the whole span (no incident found)".to_string(),
+    };
+    let baseline = r.extra.baseline.as_ref().map_or_else(String::new, |b| {
+        format!("; baseline {}–{} UTC", hms(&b.start), hms(&b.end))
+    });
+    let mut rows: Vec<&RowJson> = a.rows.iter().filter(|row| changed(row)).collect();
+    let left = if rows.is_empty() {
+        rows = a.rows.iter().take(UNCHANGED_SHOWN).collect();
+        format!(
+            "No {}'s rate doubled or halved against its own baseline; the {} busiest are shown.",
+            a.dimension,
+            rows.len()
+        )
+    } else if rows.len() < a.rows.len() {
+        format!(
+            "Only the rows whose rate doubled or halved are shown; {} more, unchanged, are in the JSON report.",
+            a.rows.len() - rows.len()
+        )
+    } else {
+        String::new()
+    };
+    let _ = writeln!(
+        out,
+        "Requests in {window}{baseline}. All traffic: {:.1} req/s in the window, {:.1} req/s in the baseline. Ranked by blame (share of the requests above baseline, of busy time, of requests). {left}\n",
+        r.extra.attribution_window_rate, r.extra.attribution_baseline_rate
+    );
+    let dim = if a.dimension == "tenant" {
+        "Tenant"
+    } else {
+        "Integration"
+    };
+    let _ = writeln!(
+        out,
+        "| {dim} | Integration | Requests | Baseline req/s | Window req/s | Ratio | Requests % | Busy time % | Errors % |\n|---|---|---:|---:|---:|---:|---:|---:|---:|"
+    );
+    for row in rows {
+        let name = row
+            .tenant
+            .clone()
+            .or_else(|| row.integration.clone())
+            .unwrap_or_default();
+        let integ = match (&row.tenant, &row.integration) {
+            (Some(_), Some(i)) => format!("`{}`", cell(i)),
+            _ => String::new(),
+        };
+        let _ = writeln!(
+            out,
+            "| `{}` | {integ} | {} | {} | {} | {} | {} | {} | {} |",
+            cell(&name),
+            row.requests,
+            row.baseline_rate_per_s,
+            row.window_rate_per_s,
+            row.rate_ratio,
+            pct(row.share_of_requests),
+            pct(row.share_of_busy_time),
+            pct(row.share_of_errors)
+        );
+    }
+    out.push('\n');
+}
+
+fn charts(out: &mut String, r: &Report, opts: &Options) {
+    let _ = writeln!(out, "### Charts\n");
+    let charts = &r.extra.charts;
+    let Some(axis) = charts.axis.filter(|_| !charts.charts.is_empty()) else {
+        let _ = writeln!(out, "No series to chart.\n");
+        return;
+    };
+    for (i, c) in charts.charts.iter().enumerate() {
+        let _ = writeln!(out, "{}\n", chart_text::sentence(c, &axis));
+        let note = match &opts.assets {
+            Some(dir) => {
+                let _ = writeln!(
+                    out,
+                    "![{}]({})\n",
+                    chart_text::title(c, &axis).replace(['[', ']'], ""),
+                    link(dir, &svg::file_name(i, c))
+                );
+                svg::gap_note(c, &axis)
+            }
+            None => {
+                let _ = writeln!(out, "{}", mermaid::block(c, &axis));
+                mermaid::gap_note(c, &axis)
+            }
+        };
+        if let Some(n) = note {
+            let _ = writeln!(out, "{n}\n");
+        }
+    }
+}
+
+/// A Markdown link target: `dir/file`, in angle brackets when it holds
+/// characters a bare target cannot.
+fn link(dir: &str, file: &str) -> String {
+    let path = if dir.is_empty() || dir == "." {
+        file.to_string()
+    } else {
+        format!("{}/{file}", dir.trim_end_matches('/'))
+    };
+    if path.contains([' ', '(', ')', '<', '>']) {
+        format!("<{}>", path.replace(['<', '>'], ""))
+    } else {
+        path
+    }
+}
+
+fn data(out: &mut String, r: &Report) {
+    let _ = writeln!(out, "### Data\n");
+    let _ = writeln!(
+        out,
+        "| Input | Format | Lines | Parsed | Skipped | First | Last |\n|---|---|---:|---:|---:|---|---|"
+    );
+    for i in &r.inputs {
+        let _ = writeln!(
+            out,
+            "| `{}` | {} | {} | {} | {} | {} | {} |",
+            cell(&i.path),
+            match &i.inner_format {
+                Some(inner) => format!("{} ({inner} inside)", i.format),
+                None => i.format.clone(),
+            },
+            i.lines,
+            i.parsed,
+            i.skipped,
+            i.first_ts.as_deref().unwrap_or("-"),
+            i.last_ts.as_deref().unwrap_or("-")
+        );
+    }
+    out.push('\n');
+    let docs: Vec<&str> = r
+        .extra
+        .input_details
+        .iter()
+        .filter(|d| d.documents)
+        .map(|d| d.path.as_str())
+        .collect();
+    if !docs.is_empty() {
+        let _ = writeln!(
+            out,
+            "For JSON documents ({}), a line in this table is a record inside the document.\n",
+            docs.join(", ")
+        );
+    }
+    let skipped: Vec<String> = r
+        .inputs
+        .iter()
+        .filter(|i| i.skipped > 0)
+        .map(|i| {
+            let reasons: Vec<String> = i
+                .skipped_by_reason
+                .iter()
+                .map(|(k, v)| format!("{v} {k}"))
+                .collect();
+            let mut item = format!("- `{}`: {}", i.path, reasons.join(", "));
+            // The first of them, redacted: what a reader checks by eye.
+            for b in &i.first_skipped {
+                let _ = write!(
+                    item,
+                    "\n  - line {} ({}): `{}`",
+                    b.line,
+                    b.reason,
+                    b.text.replace('`', "'")
+                );
+            }
+            item
+        })
+        .collect();
+    if skipped.is_empty() {
+        let _ = writeln!(out, "Every line was parsed.\n");
+    } else {
+        let _ = writeln!(out, "Skipped lines, by reason:\n\n{}\n", skipped.join("\n"));
+    }
+    if !r.warnings.is_empty() {
+        let _ = writeln!(out, "Warnings:\n");
+        for w in &r.warnings {
+            let _ = writeln!(out, "- {w}");
+        }
+        out.push('\n');
+    }
+}

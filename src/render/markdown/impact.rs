@@ -1,0 +1,193 @@
+//! Impact, in the customer's terms: the failure rate of everyone other than
+//! the culprit (the culprit's own failures stated apart: "32% of requests
+//! failed" counted its own thousands of failed retries as harm done to
+//! others), the tenants and instances affected, the longest full
+//! interruption, queued work, what was not affected, and a placeholder for
+//! data integrity, which logs cannot prove.
+//!
+//! In: the [`Draft`]. Out: the section's bullets.
+//!
+//! ```text
+//! culprit 9,200 of 27,190 failed, others 1,020 of 4,426
+//!   -> "- **Other customers:** 1,020 of 4,426 requests failed (23%, about 1 in 4) ..."
+//! ```
+
+use std::fmt::Write;
+
+use super::{count, duration, longest_outage, one_in, pct, story, window_text, Draft};
+use crate::render::time::hms;
+
+pub(crate) fn section(out: &mut String, d: &Draft<'_>) {
+    let _ = writeln!(out, "## Impact\n");
+    let r = d.r;
+    let Some(window) = window_text(r) else {
+        let _ = writeln!(
+            out,
+            "None found: no window of elevated errors, latency or restarts.\n"
+        );
+        return;
+    };
+    let imp = &r.impact;
+    let _ = writeln!(
+        out,
+        "- **Window:** {window}, {}.",
+        duration(r.incident.duration_s.unwrap_or(0))
+    );
+    let rate = |failed: u64, total: u64| {
+        let share = pct(if total > 0 {
+            failed as f64 / total as f64
+        } else {
+            0.0
+        });
+        match one_in(failed, total) {
+            Some(o) => format!("{share}, {o}"),
+            None => share,
+        }
+    };
+    match d.culprit {
+        Some(c) if r.extra.has_requests => {
+            let _ = writeln!(
+                out,
+                "- **Other customers:** {} of {} requests failed with a 5xx or timeout ({}).",
+                count(c.others_failed),
+                count(c.others_requests),
+                rate(c.others_failed, c.others_requests)
+            );
+            let _ = writeln!(
+                out,
+                "- **{} itself:** {} of its {} requests failed, counted apart as its own doing.",
+                c.short(),
+                count(c.failed),
+                count(c.requests)
+            );
+            let _ = writeln!(
+                out,
+                "- **All requests**, the culprit's and untagged ones included: {} of {} failed ({}).",
+                count(imp.requests_failed),
+                count(imp.requests_total),
+                pct(imp.failed_share)
+            );
+        }
+        _ if r.extra.has_requests => {
+            let _ = writeln!(
+                out,
+                "- **Requests:** {} of {} failed with a 5xx or timeout ({}).",
+                count(imp.requests_failed),
+                count(imp.requests_total),
+                rate(imp.requests_failed, imp.requests_total)
+            );
+        }
+        _ => {
+            let _ = writeln!(
+                out,
+                "- **Requests:** not determinable: no access log among the inputs."
+            );
+        }
+    }
+    if r.extra.has_requests && r.attribution.dimension == "tenant" {
+        let active = r.extra.tenants_active;
+        let spared = active.saturating_sub(imp.tenants_affected);
+        let _ = writeln!(
+            out,
+            "- **Tenants:** {} of the {} active in the window saw at least one failed request{}.",
+            imp.tenants_affected,
+            active,
+            if spared > 0 {
+                format!("; {spared} saw none")
+            } else {
+                String::new()
+            }
+        );
+    }
+    if imp.instances_affected.is_empty() {
+        let _ = writeln!(out, "- **Instances:** none identified as affected.");
+    } else {
+        let names: Vec<String> = imp
+            .instances_affected
+            .iter()
+            .map(|i| format!("`{i}`"))
+            .collect();
+        let of = if imp.instances_total >= names.len() && imp.instances_total > 0 {
+            format!(" of {}", imp.instances_total)
+        } else {
+            String::new()
+        };
+        let healthy = imp.instances_total.saturating_sub(names.len());
+        let _ = writeln!(
+            out,
+            "- **Instances:** {}{of} affected ({}){}.",
+            names.len(),
+            names.join(", "),
+            if healthy > 0 {
+                format!("; the other {healthy} stayed healthy")
+            } else {
+                String::new()
+            }
+        );
+    }
+    match longest_outage(r) {
+        // The range shown is the longest one's, so that the two agree.
+        Some((l, o)) => {
+            let _ = writeln!(
+                out,
+                "- **Longest full interruption:** {} ({}–{} UTC): no request succeeded.",
+                duration(l),
+                hms(&o.start),
+                hms(&o.end)
+            );
+        }
+        None if r.extra.has_requests => {
+            let _ = writeln!(
+                out,
+                "- **Longest full interruption:** none; some requests succeeded throughout."
+            );
+        }
+        None => {}
+    }
+    if let Some(f) = d.finding("backlog_growth") {
+        let _ = writeln!(out, "- **Queued work:** {}.", story::title(d, f));
+    }
+    let _ = writeln!(
+        out,
+        "- **Data integrity:** TBD; logs cannot show whether a write was lost or applied twice.\n"
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::render::markdown::fixture::bulk;
+
+    fn impact(r: &crate::report::Report) -> String {
+        let mut out = String::new();
+        section(&mut out, &Draft::new(r));
+        out
+    }
+
+    #[test]
+    fn the_rate_excludes_the_culprit() {
+        let s = impact(&bulk());
+        assert!(
+            s.contains("**Other customers:** 1,020 of 4,426 requests failed with a 5xx or timeout (23%, about 1 in 4)"),
+            "{s}"
+        );
+        assert!(s.contains("9,200 of its 27,190 requests failed"), "{s}");
+    }
+
+    #[test]
+    fn without_a_culprit_the_rate_is_everyones() {
+        let mut r = bulk();
+        r.extra.culprit = None;
+        let s = impact(&r);
+        assert!(s.contains("**Requests:** 10,231 of 32,212 failed"), "{s}");
+        assert!(!s.contains("Other customers"), "{s}");
+    }
+
+    #[test]
+    fn healthy_instances_are_said() {
+        let mut r = bulk();
+        r.impact.instances_total = 5;
+        assert!(impact(&r).contains("3 of 5 affected"));
+        assert!(impact(&r).contains("the other 2 stayed healthy"));
+    }
+}

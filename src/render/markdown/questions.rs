@@ -1,0 +1,121 @@
+//! Open questions: what the data cannot answer and a responder must,
+//! specific to the findings (why the limit was missing, why the stuck
+//! instances hung), and the few every incident leaves (data loss, when
+//! customers were told).
+//!
+//! In: the [`Draft`]. Out: the section's bullets, in the findings' causal
+//! order, one per pattern.
+//!
+//! ```text
+//! [tenant_surge(acct-4411), health_check_coupling]
+//!   -> "- Why could `acct-4411` (integration `acme-exporter`) send at this rate: ..."
+//! ```
+
+use std::fmt::Write;
+
+use super::Draft;
+use crate::report::FindingJson;
+
+/// Who a finding is about, as the question names it.
+fn who(d: &Draft<'_>, f: &FindingJson) -> String {
+    if let Some(c) = d
+        .culprit
+        .filter(|c| c.tenant.is_some() && f.subject.tenant == c.tenant)
+    {
+        return c.short();
+    }
+    let s = &f.subject;
+    match (&s.tenant, &s.integration, &s.endpoint) {
+        (Some(t), _, _) => format!("`{t}`"),
+        (None, Some(i), _) => format!("integration `{i}`"),
+        (None, None, Some(e)) => format!("`{e}`"),
+        _ => "the client".to_string(),
+    }
+}
+
+fn question(d: &Draft<'_>, f: &FindingJson) -> Option<String> {
+    Some(match f.pattern.as_str() {
+        "tenant_surge" => format!(
+            "Why could {} send at this rate: is there no per-account limit, and did its owner plan this job?",
+            who(d, f)
+        ),
+        "slow_request_hogging" => format!(
+            "What made the requests of {} slow, and why did no timeout release their connections sooner?",
+            who(d, f)
+        ),
+        "deploy_regression" => {
+            "What in the change caused it, and why did testing and the rollout not catch it?".to_string()
+        }
+        "stuck_instance" => {
+            "Why did the stuck instances hang (a dependency, a lock, the host), and why were they not taken out of rotation?".to_string()
+        }
+        "upstream_rate_limit" => {
+            "What limit did the dependency apply, and is it published?".to_string()
+        }
+        "pool_exhaustion" => {
+            "Is the pool sized for this traffic, and was the database itself healthy (no database metrics in the inputs)?".to_string()
+        }
+        "backlog_growth" => "Was queued work only delayed, or was some of it dropped?".to_string(),
+        "health_check_coupling" => {
+            "Why does the liveness check depend on the database pool?".to_string()
+        }
+        "synchronized_restart" => {
+            "Why could the orchestrator restart every instance at once (no disruption budget)?".to_string()
+        }
+        "crash_loop" => "Why did the instances crash: memory, CPU limits, or a fault under load?".to_string(),
+        "retry_storm" => format!(
+            "What retry policy does {} use, and does it back off?",
+            who(d, f)
+        ),
+        "thundering_herd" => "Why did the clients reconnect at the same moment, without jitter?".to_string(),
+        _ => return None,
+    })
+}
+
+pub(crate) fn section(out: &mut String, d: &Draft<'_>) {
+    let _ = writeln!(out, "## Open questions\n");
+    if !d.r.incident.found {
+        let _ = writeln!(out, "None: no incident was found.\n");
+        return;
+    }
+    let mut qs: Vec<String> = Vec::new();
+    let attr = &d.r.attribution;
+    if attr.organic && attr.grew {
+        qs.push(format!(
+            "What made many {}s send more at once (a launch, a season, a client release)?",
+            attr.dimension
+        ));
+    }
+    for f in &d.findings {
+        if let Some(q) = question(d, f) {
+            if !qs.contains(&q) {
+                qs.push(q);
+            }
+        }
+    }
+    qs.push("Was any data lost, or any write applied twice?".to_string());
+    qs.push("When did monitoring alert, when was the incident declared, and when were customers told (status page)?".to_string());
+    for q in qs {
+        let _ = writeln!(out, "- {q}");
+    }
+    out.push('\n');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::render::markdown::fixture::bulk;
+
+    #[test]
+    fn questions_follow_the_findings() {
+        let r = bulk();
+        let mut out = String::new();
+        section(&mut out, &Draft::new(&r));
+        assert!(
+            out.contains("Why could `acct-4411` send at this rate"),
+            "{out}"
+        );
+        assert!(out.contains("liveness check depend"), "{out}");
+        assert!(!out.contains("stuck instances"), "{out}");
+    }
+}

@@ -1,0 +1,262 @@
+//! Detection and recovery, and what ended the incident.
+//!
+//! In: the [`Draft`] (incident times, timeline, findings, culprit). Out: the
+//! section's bullets, and [`ended`], the sentence the summary also uses, so
+//! that the two say the same thing. What ended it is read from the data in
+//! this order: a responder's action in the window (a rollback with its
+//! stated reason, a scale-out, a flag change), the culprit's surge ending,
+//! the last restarted instance coming back. Alert and declaration times are
+//! not in any input: said once, here.
+//!
+//! ```text
+//! timeline [.. rollback 00:26:10 "rollback `platform` ..", recovered 00:27:00]
+//!   -> "the rollback at 00:26:10 UTC (rollback `platform` ...), 50 s before recovery"
+//! ```
+
+use std::fmt::Write;
+
+use super::{lower_first, secs_between, Draft};
+use crate::correlate::TimelineKind;
+use crate::render::time::{duration, hms};
+use crate::report::TimelineJson;
+
+/// How close before recovery the culprit's surge must end to have ended it.
+const STOPPED_WITHIN_S: i64 = 120;
+
+fn in_window(d: &Draft<'_>, ts: &str) -> bool {
+    match (&d.r.incident.onset, &d.r.incident.recovered) {
+        (Some(o), Some(rec)) => {
+            secs_between(o, ts).is_some_and(|s| s >= 0)
+                && secs_between(ts, rec).is_some_and(|s| s >= 0)
+        }
+        _ => false,
+    }
+}
+
+/// The last responder action in the window: what a person (or an
+/// autoscaler) did that the data shows.
+pub(crate) fn action<'a>(d: &Draft<'a>) -> Option<&'a TimelineJson> {
+    d.r.timeline.iter().rev().find(|e| {
+        matches!(
+            e.kind,
+            TimelineKind::Rollback | TimelineKind::ScaleOut | TimelineKind::FlagChange
+        ) && in_window(d, &e.ts)
+    })
+}
+
+/// When the last instance that went down was back, if no restart came
+/// after it: in a crash loop whose later restarts the timeline sums up
+/// ("Restarts go on: 22 more ... until 19:34:43"), the last row "back up"
+/// is not the end of the restarts (a draft said the incident "ended with
+/// the restarted instances back, the last at 19:04:54" half an hour before
+/// the last crash).
+fn last_back(d: &Draft<'_>) -> Option<String> {
+    if !(d.has("synchronized_restart") || d.has("crash_loop")) {
+        return None;
+    }
+    let tl = &d.r.timeline;
+    let back = tl
+        .iter()
+        .filter(|e| e.kind == TimelineKind::Restart && e.text.contains("back up"))
+        .map(|e| e.ts.clone())
+        .max()?;
+    let later_restart = tl.iter().any(|e| {
+        matches!(
+            e.kind,
+            TimelineKind::Restart | TimelineKind::Crash | TimelineKind::AllInstancesRestarted
+        ) && !e.text.contains("back up")
+            && (e.ts > back || e.text.starts_with("Restarts go on"))
+    });
+    (!later_restart).then_some(back)
+}
+
+/// When the culprit's surge (or slow requests) ended, if shortly before
+/// recovery.
+fn client_stopped(d: &Draft<'_>) -> Option<(String, String)> {
+    let c = d.culprit?;
+    let rec = d.r.incident.recovered.as_ref()?;
+    let f = d
+        .findings
+        .iter()
+        .find(|f| matches!(f.pattern.as_str(), "tenant_surge" | "slow_request_hogging"))?;
+    let gap = secs_between(&f.end, rec)?;
+    (-STOPPED_WITHIN_S..=STOPPED_WITHIN_S)
+        .contains(&gap)
+        .then(|| (f.end.clone(), c.short()))
+}
+
+/// What ended the incident, as a noun phrase ("the rollback at 00:26:10
+/// UTC (...)"), or None when the data does not show it.
+pub(crate) fn ended(d: &Draft<'_>) -> Option<String> {
+    if let Some(a) = action(d) {
+        let what = match a.kind {
+            TimelineKind::Rollback => "the rollback",
+            TimelineKind::ScaleOut => "the scale-out",
+            _ => "the flag change",
+        };
+        return Some(format!(
+            "{what} at {} UTC ({})",
+            hms(&a.ts),
+            lower_first(a.text.trim_end_matches('.'))
+        ));
+    }
+    let stopped = client_stopped(d);
+    let back = last_back(d);
+    match (stopped, back) {
+        (Some((ts, who)), Some(b)) => Some(format!(
+            "every restarted instance back by {} UTC and the surge from {who} over at {} UTC",
+            hms(&b),
+            hms(&ts)
+        )),
+        (Some((ts, who)), None) => Some(format!("the surge from {who} over at {} UTC", hms(&ts))),
+        (None, Some(b)) => Some(format!(
+            "the restarted instances back, the last at {} UTC",
+            hms(&b)
+        )),
+        (None, None) => None,
+    }
+}
+
+/// A symptom in a few words: the timeline row beside it holds the figures.
+fn symptom(e: &TimelineJson) -> String {
+    match e.kind {
+        TimelineKind::PoolSaturated => "the connection pool saturated".to_string(),
+        TimelineKind::HealthChecksFailing => "health checks failing".to_string(),
+        TimelineKind::ErrorsStart => "requests failing".to_string(),
+        TimelineKind::Restart | TimelineKind::Crash => "an instance went down".to_string(),
+        TimelineKind::AllInstancesRestarted => "every instance restarted".to_string(),
+        TimelineKind::ReconnectSpike => "a spike of reconnects".to_string(),
+        TimelineKind::BacklogPeak => "the backlog at its peak".to_string(),
+        TimelineKind::InstanceStuck => "an instance stuck".to_string(),
+        TimelineKind::UpstreamRateLimited => "a dependency rate-limiting".to_string(),
+        _ => lower_first(&e.text),
+    }
+}
+
+pub(crate) fn section(out: &mut String, d: &Draft<'_>) {
+    let _ = writeln!(out, "## Detection and recovery\n");
+    let r = d.r;
+    let (Some(o), Some(rec)) = (&r.incident.onset, &r.incident.recovered) else {
+        let _ = writeln!(out, "Nothing to detect or recover from in these inputs.\n");
+        return;
+    };
+    let _ = writeln!(
+        out,
+        "- **Onset (first cause in the data):** {} UTC.",
+        hms(o)
+    );
+    let first_symptom = r.timeline.iter().find(|e| {
+        !matches!(
+            e.kind,
+            TimelineKind::SurgeStart
+                | TimelineKind::Deploy
+                | TimelineKind::Rollback
+                | TimelineKind::FlagChange
+                | TimelineKind::ScaleOut
+                | TimelineKind::Retries
+        )
+    });
+    if let Some(e) = first_symptom.filter(|e| e.kind != TimelineKind::Recovered) {
+        let _ = writeln!(
+            out,
+            "- **First symptom:** {} UTC, {}.",
+            hms(&e.ts),
+            symptom(e)
+        );
+    }
+    if let Some(e) = r
+        .timeline
+        .iter()
+        .find(|e| e.kind == TimelineKind::ErrorsStart)
+    {
+        let _ = writeln!(out, "- **First failing requests:** {} UTC.", hms(&e.ts));
+    }
+    match ended(d) {
+        Some(e) => {
+            let _ = writeln!(out, "- **What ended it:** {e}.");
+        }
+        None => {
+            let _ = writeln!(
+                out,
+                "- **What ended it:** not in the data (no rollback, scale-out or flag change in the window, and no client whose traffic stopped)."
+            );
+        }
+    }
+    let _ = writeln!(
+        out,
+        "- **Recovered:** {} UTC, {} after the onset; normal for the rest of the data.",
+        hms(rec),
+        duration(r.incident.duration_s.unwrap_or(0))
+    );
+    let _ = writeln!(
+        out,
+        "- **Not in the inputs:** when monitoring alerted and when the incident was declared.\n"
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::render::markdown::fixture::bulk;
+
+    #[test]
+    fn restarts_and_the_client_stopping_end_the_sample() {
+        let mut r = bulk();
+        for f in &mut r.findings {
+            if f.pattern == "tenant_surge" {
+                f.end = "2026-10-01T08:01:31Z".to_string();
+            }
+        }
+        let d = Draft::new(&r);
+        assert_eq!(
+            ended(&d).as_deref(),
+            Some("every restarted instance back by 08:00:37 UTC and the surge from `acct-4411` over at 08:01:31 UTC")
+        );
+    }
+
+    #[test]
+    fn a_rollback_in_the_window_is_what_ended_it() {
+        let mut r = bulk();
+        r.timeline.push(TimelineJson {
+            ts: "2026-10-01T08:01:00Z".to_string(),
+            kind: TimelineKind::Rollback,
+            text: "rollback `api`: v1 reason=\"pool exhaustion\"".to_string(),
+            sources: vec!["deploys.log:2".to_string()],
+        });
+        let d = Draft::new(&r);
+        let e = ended(&d).unwrap_or_default();
+        assert!(e.starts_with("the rollback at 08:01:00 UTC"), "{e}");
+        assert!(e.contains("pool exhaustion"), "{e}");
+    }
+
+    #[test]
+    fn restarts_that_go_on_did_not_end_it() {
+        let mut r = bulk();
+        r.findings.retain(|f| f.pattern == "synchronized_restart");
+        r.extra.culprit = None;
+        let d = Draft::new(&r);
+        assert_eq!(
+            ended(&d).as_deref(),
+            Some("the restarted instances back, the last at 08:00:37 UTC")
+        );
+        r.timeline.push(TimelineJson {
+            ts: "2026-10-01T07:59:30Z".to_string(),
+            kind: TimelineKind::Restart,
+            text: "Restarts go on: 22 more of 3 instance(s) until 08:01:20 UTC".to_string(),
+            sources: Vec::new(),
+        });
+        r.timeline.sort_by(|a, b| a.ts.cmp(&b.ts));
+        assert_eq!(ended(&Draft::new(&r)), None);
+    }
+
+    #[test]
+    fn nothing_in_the_data_is_said_so() {
+        let mut r = bulk();
+        r.findings.retain(|f| f.pattern == "pool_exhaustion");
+        let d = Draft::new(&r);
+        assert_eq!(ended(&d), None);
+        let mut out = String::new();
+        section(&mut out, &d);
+        assert!(out.contains("What ended it:** not in the data"), "{out}");
+    }
+}

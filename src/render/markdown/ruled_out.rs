@@ -1,0 +1,141 @@
+//! Ruled out: what the data shows did not cause it, each with its figure. A
+//! deploy that lands near the onset but does not explain it (a red
+//! herring), organic growth when one client explains the load, one client
+//! when the growth is spread, one bad instance when every instance suffered
+//! alike, a change when none is in the inputs.
+//!
+//! In: the [`Draft`]. Out: the section's bullets, or a line saying the data
+//! rules nothing out.
+//!
+//! ```text
+//! culprit acct-4411, others 4,426 requests in 281 s, 16.3 req/s in the baseline
+//!   -> "- **Organic growth:** everyone else together sent 15.8 req/s in the window against 16.3 req/s before."
+//! ```
+
+use std::fmt::Write;
+
+use super::cascade::certainty;
+use super::{lower_first, Draft};
+use crate::correlate::TimelineKind;
+use crate::patterns::SUPPORTED;
+
+fn rate(v: f64) -> String {
+    if v >= 10.0 {
+        format!("{v:.0}")
+    } else {
+        format!("{v:.1}")
+    }
+}
+
+pub(crate) fn section(out: &mut String, d: &Draft<'_>) {
+    let r = d.r;
+    let _ = writeln!(out, "## Ruled out\n");
+    if !r.incident.found {
+        let _ = writeln!(out, "Nothing to rule out: no incident was found.\n");
+        return;
+    }
+    let mut items: Vec<String> = Vec::new();
+    for f in r
+        .findings
+        .iter()
+        .filter(|f| f.pattern == "red_herring_deploy" && f.confidence >= SUPPORTED)
+    {
+        let why = f
+            .evidence
+            .iter()
+            .map(|e| e.text.trim_end_matches('.'))
+            .take(2)
+            .collect::<Vec<_>>()
+            .join("; ");
+        items.push(format!(
+            "**The change:** {} ({}, {:.2}): {why}.",
+            lower_first(f.title.trim_end_matches('.')),
+            certainty(f.confidence),
+            f.confidence
+        ));
+    }
+    if let Some(c) = d.culprit.filter(|c| c.window_s > 0 && c.baseline_s > 0) {
+        // Everyone else's rate against everyone else's baseline: a ratio of
+        // like with like, the culprit taken out of both.
+        let others_now = c.others_requests as f64 / c.window_s as f64;
+        let culprit_before = c.baseline_requests as f64 / c.baseline_s as f64;
+        let others_before = (r.extra.attribution_baseline_rate - culprit_before).max(0.0);
+        if others_before > 0.0 && others_now < 1.5 * others_before {
+            items.push(format!(
+                "**Organic growth:** everyone but {} together sent {} req/s in the window against {} req/s before.",
+                c.short(),
+                rate(others_now),
+                rate(others_before)
+            ));
+        }
+    } else if r.attribution.organic && r.attribution.grew && !d.findings.is_empty() {
+        let dim = &r.attribution.dimension;
+        items.push(format!(
+            "**A single {dim}:** the growth was spread across many {dim}s; no one {dim} explains it."
+        ));
+    }
+    let n = r.impact.instances_affected.len();
+    if n > 1 && n == r.impact.instances_total && !d.has("stuck_instance") {
+        let all = if n == 2 {
+            "both".to_string()
+        } else {
+            format!("all {n}")
+        };
+        items.push(format!(
+            "**One bad instance:** {all} instances were affected alike."
+        ));
+    }
+    let changed = r.timeline.iter().any(|e| {
+        matches!(
+            e.kind,
+            TimelineKind::Deploy | TimelineKind::Rollback | TimelineKind::FlagChange
+        )
+    });
+    if !changed && !d.has("deploy_regression") {
+        items.push(
+            "**A change:** no deploy, rollback or flag change appears in the inputs.".to_string(),
+        );
+    }
+    if items.is_empty() {
+        let _ = writeln!(out, "Nothing the data can rule out.\n");
+        return;
+    }
+    for i in items {
+        let _ = writeln!(out, "- {i}");
+    }
+    out.push('\n');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::render::markdown::fixture::bulk;
+
+    fn ruled_out(r: &crate::report::Report) -> String {
+        let mut out = String::new();
+        section(&mut out, &Draft::new(r));
+        out
+    }
+
+    #[test]
+    fn the_sample_rules_out_growth_one_instance_and_a_change() {
+        let mut r = bulk();
+        r.extra.attribution_baseline_rate = 16.3;
+        let s = ruled_out(&r);
+        assert!(s.contains("**Organic growth:** everyone but `acct-4411` together sent 16 req/s in the window against 16 req/s before."), "{s}");
+        assert!(s.contains("all 3 instances were affected alike"), "{s}");
+        assert!(s.contains("no deploy, rollback or flag change"), "{s}");
+    }
+
+    #[test]
+    fn a_red_herring_deploy_is_ruled_out_with_its_figure() {
+        let mut r = bulk();
+        let mut f =
+            crate::render::markdown::fixture::finding("red_herring_deploy", 0.9, "07:50:00");
+        f.title = "The deploy of `api` at 07:50 did not cause it".to_string();
+        f.evidence[0].text = "the problem began 2 min before it".to_string();
+        r.findings.push(f);
+        let s = ruled_out(&r);
+        assert!(s.contains("**The change:** the deploy of `api` at 07:50 did not cause it (the data shows, 0.90): the problem began 2 min before it."), "{s}");
+    }
+}

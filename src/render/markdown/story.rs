@@ -1,0 +1,196 @@
+//! "What happened": the causal chain in prose, each step with why it led to
+//! the next, in the seeds' manner. The trigger first, then what ran out,
+//! then what made it worse. What ended it is the summary's and the
+//! recovery section's to say (said three times, it was a tenth of the draft).
+//!
+//! In: the [`Draft`]'s supported findings in causal order. Out: one
+//! paragraph. Every step is a finding's own title (its figures), joined by
+//! the mechanism its pattern stands for (`patterns.md`); nothing is said
+//! that no finding holds. Also [`phrase`], the short form the summary uses.
+//!
+//! ```text
+//! [tenant_surge, pool_exhaustion, synchronized_restart]
+//!   -> "It began at 07:56:56 UTC: `acct-4411` ... Because one client took most of
+//!      the capacity, database connection pools exhausted ... Then 3 of 3 instances ..."
+//! ```
+
+use std::fmt::Write;
+
+use super::cascade::{certainty, role, Role};
+use super::{duration, hms, longest_outage, lower_first, wording, Draft};
+use crate::report::FindingJson;
+
+/// The mechanism a pattern stands for, as the summary says it.
+pub(crate) fn phrase(pattern: &str) -> Option<&'static str> {
+    Some(match pattern {
+        "pool_exhaustion" => "the database connection pools ran out",
+        "backlog_growth" => "queued work piled up faster than it drained",
+        "health_check_coupling" => {
+            "health checks, which need the same pool, failed along with user traffic"
+        }
+        "synchronized_restart" => "the instances were restarted all at once",
+        "crash_loop" => "instances crashed and restarted repeatedly",
+        "retry_storm" => "failed requests were retried into the recovering servers",
+        "thundering_herd" => "many clients reconnected at the same moment",
+        _ => return None,
+    })
+}
+
+/// A finding's title as the draft words it: near-zero ratios as counts.
+pub(crate) fn title(d: &Draft<'_>, f: &FindingJson) -> String {
+    let about_culprit = d.culprit.is_some_and(|c| {
+        c.tenant.is_some() && f.subject.tenant == c.tenant
+            || c.tenant.is_none()
+                && c.integration.is_some()
+                && f.subject.integration == c.integration
+    });
+    wording::reword(&f.title, d.culprit, about_culprit)
+        .trim_end_matches('.')
+        .to_string()
+}
+
+/// " (likely)" for a step the data does not show outright.
+fn hedge(f: &FindingJson) -> String {
+    if f.confidence >= 0.9 {
+        String::new()
+    } else {
+        format!(" ({})", certainty(f.confidence))
+    }
+}
+
+fn step(d: &Draft<'_>, f: &FindingJson, after_trigger: Option<&str>) -> String {
+    let t = title(d, f);
+    let at = hms(&f.start);
+    let h = hedge(f);
+    match f.pattern.as_str() {
+        "tenant_surge" => format!(
+            "It began at {at} UTC: {t}{h}."
+        ),
+        "slow_request_hogging" => format!(
+            "It began at {at} UTC: {t}{h}. Long-running requests hold their connections, so fewer were left for everyone else."
+        ),
+        "deploy_regression" => format!(
+            "It began with a change at {at} UTC: {}{h}.",
+            lower_first(&t)
+        ),
+        "stuck_instance" => format!(
+            "It began at {at} UTC: {}{h}. Requests routed to it waited instead of failing fast.",
+            lower_first(&t)
+        ),
+        "pool_exhaustion" => {
+            let lead = match after_trigger {
+                Some("tenant_surge" | "slow_request_hogging") => {
+                    "Because one client took most of the capacity, "
+                }
+                Some(_) => "As a result, ",
+                None => "",
+            };
+            let t = if lead.is_empty() { t } else { lower_first(&t) };
+            format!(
+                "{lead}{t}{h} from {at} UTC: requests queued for a connection, then failed."
+            )
+        }
+        "backlog_growth" => format!("{t}{h} from {at} UTC: queued work grew faster than it drained."),
+        "health_check_coupling" => format!(
+            "The liveness checks need the same resource, so {}{h} from {at} UTC, and slow servers looked dead.",
+            lower_first(&t)
+        ),
+        "synchronized_restart" => {
+            let gap = longest_outage(d.r)
+                .map(|(s, _)| format!(" of {}", duration(s)))
+                .unwrap_or_default();
+            format!(
+                "Then {}{h} ({at} UTC), turning a degraded service into a full interruption{gap}.",
+                lower_first(&t)
+            )
+        }
+        "crash_loop" => format!(
+            "{t}{h} from {at} UTC: each restart came back into the queued work plus live load and crashed again."
+        ),
+        "retry_storm" => format!(
+            "Meanwhile, {}{h} (from {at} UTC), adding load at the worst moment.",
+            lower_first(&t)
+        ),
+        "thundering_herd" => format!(
+            "After the interruption, {}{h} (from {at} UTC): many clients acted at once.",
+            lower_first(&t)
+        ),
+        _ => format!("{t}{h} (from {at} UTC)."),
+    }
+}
+
+pub(crate) fn section(out: &mut String, d: &Draft<'_>) {
+    let _ = writeln!(out, "## What happened\n");
+    let r = d.r;
+    if !r.incident.found {
+        let _ = writeln!(out, "Nothing: no incident was found in the inputs.\n");
+        return;
+    }
+    let mut text = Vec::new();
+    let trigger = d
+        .findings
+        .iter()
+        .find(|f| role(&f.pattern).0 == Role::Trigger)
+        .map(|f| f.pattern.as_str());
+    if trigger.is_none() {
+        let attr = &r.attribution;
+        if attr.organic && attr.grew {
+            text.push(format!(
+                "Request volume grew across many {}s at once; no single {} explains it.",
+                attr.dimension, attr.dimension
+            ));
+        } else {
+            text.push(
+                "What set it off cannot be determined from these inputs: no client, change or instance stands out."
+                    .to_string(),
+            );
+        }
+    }
+    let mut told_trigger = false;
+    for f in &d.findings {
+        let is_trigger = role(&f.pattern).0 == Role::Trigger;
+        if is_trigger && told_trigger {
+            // One beginning: a second trigger is told beside the first.
+            text.push(format!(
+                "With it, from {} UTC, {}{}.",
+                hms(&f.start),
+                lower_first(&title(d, f)),
+                hedge(f)
+            ));
+            continue;
+        }
+        told_trigger |= is_trigger;
+        text.push(step(d, f, trigger));
+    }
+    if d.findings.is_empty() {
+        text.push(
+            "The data shows the symptoms (see the timeline) but no pattern that explains them."
+                .to_string(),
+        );
+    }
+    let _ = writeln!(out, "{}\n", text.join(" "));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::render::markdown::fixture::bulk;
+
+    #[test]
+    fn the_chain_is_told_trigger_first() {
+        let r = bulk();
+        let d = Draft::new(&r);
+        let mut out = String::new();
+        section(&mut out, &d);
+        let at = |s: &str| out.find(s).unwrap_or(usize::MAX);
+        assert!(
+            at("It began at 07:56:56") < at("Because one client"),
+            "{out}"
+        );
+        assert!(at("Because one client") < at("liveness checks"), "{out}");
+        assert!(at("liveness checks") < at("Then 3 of 3"), "{out}");
+        assert!(at("Then 3 of 3") < at("Meanwhile, `acct-4411`"), "{out}");
+        assert!(!out.contains("14950x"), "{out}");
+        assert!(out.contains("full interruption of 3 s"), "{out}");
+    }
+}

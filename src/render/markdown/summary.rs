@@ -1,0 +1,233 @@
+//! The summary: three to five sentences. What users saw, when, for how long;
+//! the root cause first, then the mechanism; what ended it.
+//!
+//! In: the [`Draft`]. Out: one paragraph. It names only what the findings
+//! name (the trigger is the first supported finding of that role), and its
+//! failure rate is everyone else's when a culprit is named, the way the
+//! impact section states it.
+//!
+//! ```text
+//! -> "On 2026-10-01 07:56:54–08:01:35 UTC the service was degraded for 4 min 41 s:
+//!     about 1 in 5 requests from other customers failed ... The cause: ..."
+//! ```
+
+use std::fmt::Write;
+
+use super::cascade::{certainty, role, Role};
+use super::story::{phrase, title};
+use super::{
+    count, duration, longest_outage, lower_first, one_in, pct, recovery, window_text, Draft,
+};
+use crate::render::time::hms;
+
+/// Leads only where no trigger is supported: instances crashing over and
+/// over is how a client's slow requests or a surge took the service down,
+/// not why (a review found "the likely cause: 3 instances crashed" above a
+/// finding that one integration held 98% of the pool).
+const MECHANISM_CAUSES: [&str; 1] = ["crash_loop"];
+
+pub(crate) fn section(out: &mut String, d: &Draft<'_>) {
+    let _ = writeln!(out, "## Summary\n");
+    let r = d.r;
+    let Some(window) = window_text(r) else {
+        let span = r.span.as_ref().map_or_else(
+            || "no timestamps".to_string(),
+            |s| format!("{} to {}", s.start, s.end),
+        );
+        let _ = writeln!(
+            out,
+            "No incident was found in the inputs ({span}). Error rates, latency, health checks and restarts stayed within their baseline, so this report names no cause and no culprit.{}\n",
+            if d.weak.is_empty() {
+                ""
+            } else {
+                " Weaker signals are listed under Root cause for completeness."
+            }
+        );
+        return;
+    };
+    let dur = duration(r.incident.duration_s.unwrap_or(0));
+    let imp = &r.impact;
+    let mut s = format!("On {window} the service was degraded for {dur}");
+    // Everyone else's rate: the culprit's own failures are its doing, not
+    // what the other customers saw.
+    match d.culprit {
+        Some(c) if c.others_requests > 0 => {
+            let rate = one_in(c.others_failed, c.others_requests)
+                .unwrap_or_else(|| pct(c.others_failed as f64 / c.others_requests as f64));
+            let _ = write!(
+                s,
+                ": {rate} requests from other customers failed ({} of {})",
+                count(c.others_failed),
+                count(c.others_requests)
+            );
+        }
+        _ if r.extra.has_requests => {
+            let _ = write!(
+                s,
+                ": {} of {} requests failed ({})",
+                count(imp.requests_failed),
+                count(imp.requests_total),
+                pct(imp.failed_share)
+            );
+        }
+        _ => s.push_str(
+            " (no access log among the inputs, so how many requests failed is not known)",
+        ),
+    }
+    match longest_outage(r) {
+        Some((l, _)) => {
+            let _ = write!(s, ", and for {} nothing was served at all.", duration(l));
+        }
+        None => s.push('.'),
+    }
+    let trigger = d
+        .findings
+        .iter()
+        .find(|f| role(&f.pattern).0 == Role::Trigger)
+        .or_else(|| {
+            d.findings
+                .iter()
+                .find(|f| MECHANISM_CAUSES.contains(&f.pattern.as_str()))
+        });
+    match trigger {
+        Some(f) => {
+            let hedge = if f.confidence >= 0.9 {
+                String::new()
+            } else {
+                format!(" ({})", certainty(f.confidence))
+            };
+            // A crash loop leading is a mechanism, said as one: the findings
+            // section lists it as an amplifier.
+            let lead = if role(&f.pattern).0 == Role::Trigger {
+                format!("Root cause{hedge}")
+            } else {
+                format!("No trigger stands out in the data; the closest cause found{hedge}")
+            };
+            // Its title already says who drove the load.
+            let _ = write!(s, " {lead}: {}.", lower_first(&title(d, f)));
+        }
+        None => {
+            let attr = &r.attribution;
+            let retries = d.has("retry_storm");
+            if attr.organic && attr.grew && retries {
+                let _ = write!(
+                    s,
+                    " Request volume rose across many {}s at once, much of it retries; no single {} explains it.",
+                    attr.dimension, attr.dimension
+                );
+            } else if attr.organic && attr.grew {
+                let _ = write!(
+                    s,
+                    " Request volume grew across many {}s at once; no single {} explains it (organic growth).",
+                    attr.dimension, attr.dimension
+                );
+            } else if d.findings.is_empty() {
+                s.push_str(" The data shows the symptoms but no pattern that explains them; see the timeline.");
+            } else {
+                s.push_str(" What set it off cannot be determined from these inputs.");
+            }
+        }
+    }
+    let chain: Vec<&str> = d
+        .findings
+        .iter()
+        .filter(|f| trigger.is_none_or(|t| t.pattern != f.pattern))
+        .filter_map(|f| phrase(&f.pattern))
+        .collect();
+    if !chain.is_empty() {
+        let mut chain = chain.join("; then ");
+        if let Some(c) = chain.get_mut(..1) {
+            c.make_ascii_uppercase();
+        }
+        let _ = write!(s, " {chain}.");
+    }
+    if let Some(f) = r
+        .findings
+        .iter()
+        .find(|f| f.pattern == "red_herring_deploy" && f.confidence >= crate::patterns::SUPPORTED)
+    {
+        let _ = write!(s, " {}.", f.title.trim_end_matches('.'));
+    }
+    match (recovery::ended(d), &r.incident.recovered) {
+        (Some(e), Some(rec)) => {
+            let _ = write!(
+                s,
+                " It ended with {e}; error rate and latency were normal from {} UTC.",
+                hms(rec)
+            );
+        }
+        (None, Some(rec)) => {
+            let _ = write!(
+                s,
+                " Error rate and latency were normal from {} UTC.",
+                hms(rec)
+            );
+        }
+        _ => {}
+    }
+    let _ = writeln!(out, "{s}\n");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::render::markdown::fixture::bulk;
+
+    fn summary(r: &crate::report::Report) -> String {
+        let mut out = String::new();
+        section(&mut out, &Draft::new(r));
+        out
+    }
+
+    #[test]
+    fn the_summary_leads_with_the_cause_and_names_what_the_findings_name() {
+        let s = summary(&bulk());
+        let cause = s.find("Root cause: `acct-4411`").unwrap_or(usize::MAX);
+        let pools = s.find("database connection pools ran out").unwrap_or(0);
+        assert!(cause < pools, "cause before mechanism: {s}");
+        assert!(!s.contains("14950x"), "{s}");
+        assert!(
+            s.contains("from 10 requests in 31 min to 27,190 in 4 min 41 s"),
+            "{s}"
+        );
+    }
+
+    #[test]
+    fn the_failure_rate_is_everyone_elses() {
+        let s = summary(&bulk());
+        assert!(
+            s.contains("about 1 in 4 requests from other customers failed (1,020 of 4,426)"),
+            "{s}"
+        );
+        assert!(!s.contains("32%"), "{s}");
+    }
+
+    /// A review found "no known cascade pattern explains them" above two
+    /// findings that did: the summary reads the same findings as the rest.
+    #[test]
+    fn no_pattern_is_said_only_when_there_is_none() {
+        let mut r = bulk();
+        r.findings.retain(|f| f.pattern == "pool_exhaustion");
+        r.extra.culprit = None;
+        let s = summary(&r);
+        assert!(!s.contains("no pattern"), "{s}");
+        assert!(s.contains("database connection pools ran out"), "{s}");
+        r.findings.clear();
+        assert!(summary(&r).contains("no pattern that explains them"));
+    }
+
+    #[test]
+    fn a_crash_loop_leads_only_without_a_trigger() {
+        let mut r = bulk();
+        let mut crash = crate::render::markdown::fixture::finding("crash_loop", 0.95, "07:58:00");
+        crash.title = "3 instances crashed and restarted repeatedly".to_string();
+        r.findings.push(crash);
+        let s = summary(&r);
+        assert!(s.contains("Root cause: `acct-4411`"), "{s}");
+        r.findings.retain(|f| f.pattern == "crash_loop");
+        r.extra.culprit = None;
+        assert!(summary(&r).contains(
+            "No trigger stands out in the data; the closest cause found: 3 instances crashed"
+        ));
+    }
+}

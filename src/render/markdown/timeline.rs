@@ -1,0 +1,241 @@
+//! The timeline: UTC and the `--tz` zone, one row per event, coalesced, the
+//! responders' actions found in the data marked as such, and sources as
+//! footnotes.
+//!
+//! In: the report's timeline (sorted by time), the [`Draft`], the footnote
+//! registry. Out: the table. Coalescing: an instance's "went down" row is
+//! dropped where a group row ("All 3 of 3 instances restarted within 2 s")
+//! already holds it, and a run of "is back up" rows becomes one row.
+//!
+//! ```text
+//! 07:59:07 api-1 is back up ..., 07:59:52 api-2 is back up ..., 08:00:37 api-3 is back up ...
+//!   -> "| 07:59:07 | 3 instances back up, the last at 08:00:37 | [^7][^8][^9] |"
+//! ```
+
+use std::fmt::Write;
+
+use super::sources::Sources;
+use super::{cell, secs_between, wording, Draft};
+use crate::correlate::TimelineKind;
+use crate::render::time::{date, hms, local_hms, zone_label};
+use crate::report::TimelineJson;
+
+/// How long after a group restart its instances' own rows are held by it.
+const GROUP_HOLDS_S: i64 = 60;
+
+/// One row of the table.
+struct Row {
+    ts: String,
+    text: String,
+    sources: Vec<String>,
+}
+
+fn went_down(e: &TimelineJson) -> bool {
+    matches!(e.kind, TimelineKind::Restart | TimelineKind::Crash) && e.text.contains("went down")
+}
+
+fn back_up(e: &TimelineJson) -> bool {
+    e.kind == TimelineKind::Restart && e.text.contains("back up")
+}
+
+/// A group restart without its list of instance names ("All 3 of 3
+/// instances restarted within 2 s (api-1 (10.0.0.1:80), ...): probe failed"
+/// -> "... within 2 s: probe failed"): the impact names the instances, and
+/// the list made the row three lines long.
+fn without_names(text: &str) -> String {
+    match text.find(" (") {
+        Some(open) => match text[open..].find("): ") {
+            Some(close) => format!("{}{}", &text[..open], &text[open + close + 1..]),
+            None => text.to_string(),
+        },
+        None => text.to_string(),
+    }
+}
+
+/// The rows, coalesced and worded.
+fn rows(d: &Draft<'_>) -> Vec<Row> {
+    let tl = &d.r.timeline;
+    let groups: Vec<&str> = tl
+        .iter()
+        .filter(|e| e.kind == TimelineKind::AllInstancesRestarted)
+        .map(|e| e.ts.as_str())
+        .collect();
+    let mut out: Vec<Row> = Vec::new();
+    let mut i = 0;
+    while i < tl.len() {
+        let e = &tl[i];
+        // Held by a group row, or by the same instance's "restarted" row of
+        // the same second (an orchestrator event and the app's own line).
+        let name = e.text.split(' ').next().unwrap_or("");
+        let held = went_down(e)
+            && (groups
+                .iter()
+                .any(|g| secs_between(g, &e.ts).is_some_and(|s| (0..=GROUP_HOLDS_S).contains(&s)))
+                || tl.iter().any(|x| {
+                    x.ts == e.ts
+                        && !went_down(x)
+                        && x.kind == TimelineKind::Restart
+                        && x.text.split(' ').next() == Some(name)
+                }));
+        if held {
+            i += 1;
+            continue;
+        }
+        if back_up(e) {
+            let run: Vec<&TimelineJson> = tl[i..].iter().take_while(|x| back_up(x)).collect();
+            if run.len() > 1 {
+                let last = run.last().map_or(e.ts.as_str(), |x| x.ts.as_str());
+                let mut sources: Vec<String> = Vec::new();
+                for x in &run {
+                    for s in &x.sources {
+                        if !sources.contains(s) {
+                            sources.push(s.clone());
+                        }
+                    }
+                }
+                out.push(Row {
+                    ts: e.ts.clone(),
+                    text: format!("{} instances back up, the last at {}", run.len(), hms(last)),
+                    sources,
+                });
+                i += run.len();
+                continue;
+            }
+        }
+        let text = wording::reword(&e.text, d.culprit, false);
+        let text = if e.kind == TimelineKind::AllInstancesRestarted {
+            without_names(&text)
+        } else {
+            text
+        };
+        let text = match e.kind {
+            TimelineKind::Rollback | TimelineKind::ScaleOut | TimelineKind::FlagChange => {
+                format!("**Responder action:** {text}")
+            }
+            TimelineKind::Deploy => format!("**Change:** {text}"),
+            _ => text,
+        };
+        out.push(Row {
+            ts: e.ts.clone(),
+            text,
+            sources: e.sources.clone(),
+        });
+        i += 1;
+    }
+    out
+}
+
+pub(crate) fn section(out: &mut String, d: &Draft<'_>, src: &mut Sources) {
+    let _ = writeln!(out, "## Timeline\n");
+    let r = d.r;
+    let Some(first) = r.timeline.first().map(|e| e.ts.clone()) else {
+        let _ = writeln!(
+            out,
+            "Nothing to put on a timeline: no incident was found.\n"
+        );
+        return;
+    };
+    let tz = &r.extra.tz;
+    let local = (!tz.is_utc()).then(|| zone_label(&first, tz));
+    let zone = local
+        .as_ref()
+        .map_or_else(String::new, |l| format!(" and {tz} ({l})"));
+    let _ = writeln!(out, "All times on {} in UTC{zone}.\n", date(&first));
+    match &local {
+        Some(l) => {
+            let _ = writeln!(
+                out,
+                "| UTC | {l} | What happened | Source |\n|---|---|---|---|"
+            );
+        }
+        None => {
+            let _ = writeln!(out, "| UTC | What happened | Source |\n|---|---|---|");
+        }
+    }
+    for row in rows(d) {
+        let refs = src.cite_all(&row.sources);
+        match &local {
+            Some(_) => {
+                let _ = writeln!(
+                    out,
+                    "| {} | {} | {} | {refs} |",
+                    hms(&row.ts),
+                    local_hms(&row.ts, tz),
+                    cell(&row.text)
+                );
+            }
+            None => {
+                let _ = writeln!(out, "| {} | {} | {refs} |", hms(&row.ts), cell(&row.text));
+            }
+        }
+    }
+    out.push('\n');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::render::markdown::fixture::bulk;
+
+    fn table(r: &crate::report::Report) -> String {
+        let mut out = String::new();
+        section(&mut out, &Draft::new(r), &mut Sources::default());
+        out
+    }
+
+    #[test]
+    fn a_group_restart_row_leaves_its_names_to_the_impact() {
+        assert_eq!(
+            without_names("All 3 of 3 instances restarted within 2 s (api-1 (10.0.0.1:80), api-2 (10.0.0.2:80)): probe failed"),
+            "All 3 of 3 instances restarted within 2 s: probe failed"
+        );
+        assert_eq!(
+            without_names("All 3 restarted (at once)"),
+            "All 3 restarted (at once)"
+        );
+    }
+
+    #[test]
+    fn restarts_are_coalesced() {
+        let mut r = bulk();
+        r.timeline.insert(
+            3,
+            TimelineJson {
+                ts: "2026-10-01T07:58:55Z".to_string(),
+                kind: TimelineKind::Restart,
+                text: "api-1 went down: probe failed".to_string(),
+                sources: vec!["app.jsonl:2809".to_string()],
+            },
+        );
+        let t = table(&r);
+        assert!(!t.contains("went down"), "held by the group row: {t}");
+        assert!(
+            t.contains("| 07:59:07 | 2 instances back up, the last at 08:00:37 |"),
+            "{t}"
+        );
+    }
+
+    #[test]
+    fn sources_are_footnotes_and_the_ratio_is_counts() {
+        let t = table(&bulk());
+        assert!(!t.contains("hikaricp_connections_active"), "{t}");
+        assert!(t.contains("[^2]"), "{t}");
+        assert!(!t.contains("0.0059"), "{t}");
+        assert!(
+            t.contains("against 10 requests in the 31 min before"),
+            "{t}"
+        );
+    }
+
+    #[test]
+    fn responder_actions_are_marked() {
+        let mut r = bulk();
+        r.timeline.push(TimelineJson {
+            ts: "2026-10-01T08:01:00Z".to_string(),
+            kind: TimelineKind::ScaleOut,
+            text: "`api` scaled out to 5 instances".to_string(),
+            sources: vec!["events.json:35".to_string()],
+        });
+        assert!(table(&r).contains("**Responder action:** `api` scaled out to 5 instances"));
+    }
+}
