@@ -255,6 +255,12 @@ pub enum InfraKind {
     /// like a deploy, without one.
     FlagChange,
     Scaling,
+    /// What an operator did that a change log records besides deploys,
+    /// rollbacks, flags and scaling: a configuration change, a rate limit,
+    /// a manual restart. A responder's action, not a candidate cause for
+    /// the detectors (a restart or a rate limit is how an incident is
+    /// handled); the timeline and the report's "what ended it" show it.
+    Operation,
     Other,
 }
 

@@ -109,6 +109,9 @@ pub struct Analysis {
     pub reconnect_routes: Vec<String>,
     /// Deploys, rollbacks and feature-flag changes anywhere in the data.
     pub changes: Vec<InfraEvent>,
+    /// Operators' other actions from change logs (config, rate limits,
+    /// manual restarts), anywhere in the data.
+    pub operations: Vec<InfraEvent>,
     /// Fleets growing (a responder's action, or an autoscaler's).
     pub scale_outs: Vec<scaling::ScaleOut>,
     pub warnings: Vec<String>,
@@ -316,6 +319,13 @@ pub fn correlate(agg: &Aggregates, opts: &CorrelateOptions) -> Result<Analysis, 
         .chain(versions::changes(agg.banners(), &a.inputs))
         .collect();
     a.changes.sort_by_key(|c| (c.ts, c.origin));
+    a.operations = agg
+        .infra_events()
+        .iter()
+        .filter(|e| e.kind == InfraKind::Operation)
+        .cloned()
+        .collect();
+    a.operations.sort_by_key(|c| (c.ts, c.origin));
     // Counted as the access log names instances: names no record ties to
     // its names would count one server twice.
     a.fleet = a.ids.as_served(fleet(agg, &a, window, baseline)?);

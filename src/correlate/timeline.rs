@@ -25,6 +25,9 @@ pub enum TimelineKind {
     FlagChange,
     /// The fleet grew (a responder's or an autoscaler's action).
     ScaleOut,
+    /// Another action a change log records: a config change, a rate limit,
+    /// a manual restart (added to `report-json.md`'s list, README.md).
+    Change,
     Crash,
     BacklogPeak,
     InstanceStuck,
@@ -332,6 +335,7 @@ pub fn build(a: &Analysis) -> Vec<TimelineEntry> {
     }
 
     out.extend(changes(a, near));
+    out.extend(operations(a, near));
     out.extend(scale_outs(a, near));
 
     out.push(TimelineEntry {
@@ -356,7 +360,10 @@ pub fn unplanned(a: &Analysis, r: &super::Restart) -> bool {
 }
 
 fn near_a_change(a: &Analysis, t: Millis) -> bool {
-    a.changes.iter().any(|c| (c.ts - t).abs() <= ROLLOUT_MS)
+    a.changes
+        .iter()
+        .chain(&a.operations)
+        .any(|c| (c.ts - t).abs() <= ROLLOUT_MS)
         || a.scale_outs.iter().any(|s| (s.ts - t).abs() <= ROLLOUT_MS)
 }
 
@@ -387,6 +394,31 @@ fn changes(a: &Analysis, near: Span) -> Vec<TimelineEntry> {
                 InfraKind::FlagChange => TimelineKind::FlagChange,
                 _ => TimelineKind::Deploy,
             },
+            text: format!(
+                "{} `{}`: {}",
+                c.reason,
+                c.object,
+                crate::redact::redact_text(c.message.trim())
+            ),
+            sources: vec![a.source(c.origin)],
+        })
+        .collect()
+}
+
+/// Operators' other actions (config, rate limits, manual restarts) from the
+/// change look-back before the onset to the action look-ahead after the
+/// recovery: a config push before it may be its cause, a rate limit or a
+/// restart during it how it was handled.
+fn operations(a: &Analysis, near: Span) -> Vec<TimelineEntry> {
+    a.operations
+        .iter()
+        .filter(|c| {
+            c.ts >= (near.start - CHANGE_LOOKBACK_S) * 1000
+                && c.ts < (near.end + ACTION_LOOKAHEAD_S) * 1000
+        })
+        .map(|c| TimelineEntry {
+            ts: c.ts,
+            kind: TimelineKind::Change,
             text: format!(
                 "{} `{}`: {}",
                 c.reason,

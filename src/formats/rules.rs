@@ -163,6 +163,7 @@ fn infra_named(name: &str) -> Option<InfraKind> {
         "rollback" => InfraKind::Rollback,
         "flag_change" => InfraKind::FlagChange,
         "scaling" => InfraKind::Scaling,
+        "operation" => InfraKind::Operation,
         _ => return None,
     })
 }

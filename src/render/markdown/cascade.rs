@@ -62,9 +62,34 @@ pub(crate) fn role(pattern: &str) -> (Role, usize) {
     (Role::Amplifier, usize::MAX)
 }
 
+/// A trigger that began this long after the incident's onset came too late
+/// to have set it off: it joined the cascade (an OAuth provider limiting the
+/// service's re-logins 40 minutes into an outage was called its root
+/// cause). Five minutes is far past the time a trigger takes to show in
+/// per-second data, and past the two-minute gap that joins runs of symptoms.
+const LATE_TRIGGER_S: i64 = 300;
+
+/// A finding's role in this incident: its pattern's, except that a trigger
+/// which began [`LATE_TRIGGER_S`] after the onset made things worse rather
+/// than starting them.
+pub(crate) fn role_at(f: &FindingJson, onset: Option<&str>) -> (Role, usize) {
+    let r = role(&f.pattern);
+    let late = onset
+        .and_then(|o| super::secs_between(o, &f.start))
+        .is_some_and(|s| s > LATE_TRIGGER_S);
+    if r.0 == Role::Trigger && late {
+        (Role::Amplifier, usize::MAX - 1)
+    } else {
+        r
+    }
+}
+
 /// Supported findings in causal order, and the weaker ones (strongest
 /// first). A red herring is in neither: it is what was ruled out.
-pub(crate) fn ordered(all: &[FindingJson]) -> (Vec<&FindingJson>, Vec<&FindingJson>) {
+pub(crate) fn ordered<'a>(
+    all: &'a [FindingJson],
+    onset: Option<&str>,
+) -> (Vec<&'a FindingJson>, Vec<&'a FindingJson>) {
     let mut strong: Vec<&FindingJson> = all
         .iter()
         .filter(|f| f.confidence >= SUPPORTED && role(&f.pattern).0 != Role::RuledOut)
@@ -76,7 +101,7 @@ pub(crate) fn ordered(all: &[FindingJson]) -> (Vec<&FindingJson>, Vec<&FindingJs
     // catalogue's order.
     let not_change = |f: &FindingJson| f.pattern != "deploy_regression";
     strong.sort_by(|a, b| {
-        let (ra, rb) = (role(&a.pattern), role(&b.pattern));
+        let (ra, rb) = (role_at(a, onset), role_at(b, onset));
         ra.0.cmp(&rb.0)
             .then(not_change(a).cmp(&not_change(b)))
             .then(a.start.cmp(&b.start))
@@ -118,7 +143,7 @@ mod tests {
             finding("red_herring_deploy", 0.9, "07:50:00"),
             finding("crash_loop", 0.4, "07:59:00"),
         ];
-        let (strong, weak) = ordered(&all);
+        let (strong, weak) = ordered(&all, None);
         let ids: Vec<&str> = strong.iter().map(|f| f.pattern.as_str()).collect();
         assert_eq!(
             ids,
@@ -141,7 +166,7 @@ mod tests {
             finding("synchronized_restart", 0.9, "07:59:00"),
             finding("health_check_coupling", 0.9, "07:59:00"),
         ];
-        let (strong, _) = ordered(&all);
+        let (strong, _) = ordered(&all, None);
         let ids: Vec<&str> = strong.iter().map(|f| f.pattern.as_str()).collect();
         assert_eq!(
             ids,
@@ -159,7 +184,7 @@ mod tests {
             finding("slow_request_hogging", 0.8, "15:37:44"),
             finding("deploy_regression", 0.8, "15:37:45"),
         ];
-        let (strong, _) = ordered(&all);
+        let (strong, _) = ordered(&all, None);
         assert_eq!(strong[0].pattern, "deploy_regression");
     }
 

@@ -15,7 +15,7 @@
 
 use std::fmt::Write;
 
-use super::cascade::{certainty, role, Role};
+use super::cascade::{certainty, Role};
 use super::sources::Sources;
 use super::story::title;
 use super::{wording, Draft};
@@ -28,8 +28,8 @@ use crate::report::{EvidenceJson, FindingJson};
 const MAIN_EVIDENCE: usize = 2;
 const STEP_EVIDENCE: usize = 1;
 
-fn role_label(pattern: &str) -> &'static str {
-    match role(pattern).0 {
+fn role_label(role: Role) -> &'static str {
+    match role {
         Role::Trigger => "Root cause",
         Role::Exhaustion => "Mechanism",
         Role::Amplifier => "Amplifier",
@@ -75,7 +75,7 @@ pub(crate) fn section(out: &mut String, d: &Draft<'_>, src: &mut Sources) {
             out,
             "{}. {}: **{}** ({}, {:.2}; `{}`; {}–{} UTC)",
             i + 1,
-            role_label(&f.pattern),
+            role_label(d.role(f)),
             title(d, f),
             certainty(f.confidence),
             f.confidence,
@@ -87,7 +87,7 @@ pub(crate) fn section(out: &mut String, d: &Draft<'_>, src: &mut Sources) {
             .evidence
             .iter()
             .filter(|e| !is_template(e))
-            .take(if role(&f.pattern).0 == Role::Trigger {
+            .take(if d.role(f) == Role::Trigger {
                 MAIN_EVIDENCE
             } else {
                 STEP_EVIDENCE

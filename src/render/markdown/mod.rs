@@ -65,7 +65,7 @@ pub(crate) struct Draft<'a> {
 
 impl<'a> Draft<'a> {
     pub fn new(r: &'a Report) -> Draft<'a> {
-        let (findings, weak) = cascade::ordered(&r.findings);
+        let (findings, weak) = cascade::ordered(&r.findings, r.incident.onset.as_deref());
         let checked = checks::check(r, &findings);
         Draft {
             r,
@@ -79,6 +79,11 @@ impl<'a> Draft<'a> {
     /// The first supported finding of `pattern`, in causal order.
     pub fn finding(&self, pattern: &str) -> Option<&'a FindingJson> {
         self.findings.iter().copied().find(|f| f.pattern == pattern)
+    }
+
+    /// A finding's role in this incident (see [`cascade::role_at`]).
+    pub fn role(&self, f: &FindingJson) -> cascade::Role {
+        cascade::role_at(f, self.r.incident.onset.as_deref()).0
     }
 
     pub fn has(&self, pattern: &str) -> bool {

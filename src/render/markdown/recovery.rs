@@ -39,7 +39,10 @@ pub(crate) fn action<'a>(d: &Draft<'a>) -> Option<&'a TimelineJson> {
     d.r.timeline.iter().rev().find(|e| {
         matches!(
             e.kind,
-            TimelineKind::Rollback | TimelineKind::ScaleOut | TimelineKind::FlagChange
+            TimelineKind::Rollback
+                | TimelineKind::ScaleOut
+                | TimelineKind::FlagChange
+                | TimelineKind::Change
         ) && in_window(d, &e.ts)
     })
 }
@@ -85,6 +88,23 @@ fn client_stopped(d: &Draft<'_>) -> Option<(String, String)> {
         .then(|| (f.end.clone(), c.short()))
 }
 
+/// An operator's action named by its change-log verb (the timeline text
+/// starts with it): "the rate limit", not "the operator's action".
+fn operation(text: &str) -> &'static str {
+    let verb = text
+        .split_whitespace()
+        .next()
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    match verb.as_str() {
+        "config" | "configure" => "the config change",
+        "ratelimit" | "rate-limit" | "throttle" => "the rate limit",
+        "restart" => "the manual restart",
+        "failover" => "the failover",
+        _ => "the operator's action",
+    }
+}
+
 /// What ended the incident, as a noun phrase ("the rollback at 00:26:10
 /// UTC (...)"), or None when the data does not show it.
 pub(crate) fn ended(d: &Draft<'_>) -> Option<String> {
@@ -92,6 +112,7 @@ pub(crate) fn ended(d: &Draft<'_>) -> Option<String> {
         let what = match a.kind {
             TimelineKind::Rollback => "the rollback",
             TimelineKind::ScaleOut => "the scale-out",
+            TimelineKind::Change => operation(&a.text),
             _ => "the flag change",
         };
         return Some(format!(
@@ -229,6 +250,36 @@ mod tests {
         assert!(e.contains("pool exhaustion"), "{e}");
     }
 
+    /// A rollback that did not help, then a rate limit on the client: the
+    /// last action in the window ended it (a draft said "it ended with the
+    /// rollback" 22 minutes before the rate limit that did).
+    #[test]
+    fn the_last_operators_action_in_the_window_is_what_ended_it() {
+        let mut r = bulk();
+        for (ts, kind, text) in [
+            (
+                "2026-10-01T07:58:00Z",
+                TimelineKind::Rollback,
+                "rollback `api`: v1",
+            ),
+            (
+                "2026-10-01T08:01:00Z",
+                TimelineKind::Change,
+                "ratelimit `api`: tenant=acct-4411 reason=\"holding connections\"",
+            ),
+        ] {
+            r.timeline.push(TimelineJson {
+                ts: ts.to_string(),
+                kind,
+                text: text.to_string(),
+                sources: vec!["deploys.log:2".to_string()],
+            });
+        }
+        let d = Draft::new(&r);
+        let e = ended(&d).unwrap_or_default();
+        assert!(e.starts_with("the rate limit at 08:01:00 UTC"), "{e}");
+    }
+
     #[test]
     fn restarts_that_go_on_did_not_end_it() {
         let mut r = bulk();
@@ -247,6 +298,20 @@ mod tests {
         });
         r.timeline.sort_by(|a, b| a.ts.cmp(&b.ts));
         assert_eq!(ended(&Draft::new(&r)), None);
+    }
+
+    #[test]
+    fn an_operators_action_is_named_by_its_verb() {
+        assert_eq!(
+            operation("ratelimit `api`: tenant=acct-1"),
+            "the rate limit"
+        );
+        assert_eq!(
+            operation("config `gateway-api`: - by x"),
+            "the config change"
+        );
+        assert_eq!(operation("restart `web`: by x"), "the manual restart");
+        assert_eq!(operation("drain `web`"), "the operator's action");
     }
 
     #[test]

@@ -88,7 +88,10 @@ pub(crate) fn section(out: &mut String, d: &Draft<'_>) {
     let changed = r.timeline.iter().any(|e| {
         matches!(
             e.kind,
-            TimelineKind::Deploy | TimelineKind::Rollback | TimelineKind::FlagChange
+            TimelineKind::Deploy
+                | TimelineKind::Rollback
+                | TimelineKind::FlagChange
+                | TimelineKind::Change
         )
     });
     if !changed && !d.has("deploy_regression") {

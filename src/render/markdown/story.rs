@@ -16,7 +16,7 @@
 
 use std::fmt::Write;
 
-use super::cascade::{certainty, role, Role};
+use super::cascade::{certainty, Role};
 use super::{duration, hms, longest_outage, lower_first, wording, Draft};
 use crate::report::FindingJson;
 
@@ -130,7 +130,7 @@ pub(crate) fn section(out: &mut String, d: &Draft<'_>) {
     let trigger = d
         .findings
         .iter()
-        .find(|f| role(&f.pattern).0 == Role::Trigger)
+        .find(|f| d.role(f) == Role::Trigger)
         .map(|f| f.pattern.as_str());
     if trigger.is_none() {
         let attr = &r.attribution;
@@ -148,7 +148,7 @@ pub(crate) fn section(out: &mut String, d: &Draft<'_>) {
     }
     let mut told_trigger = false;
     for f in &d.findings {
-        let is_trigger = role(&f.pattern).0 == Role::Trigger;
+        let is_trigger = d.role(f) == Role::Trigger;
         if is_trigger && told_trigger {
             // One beginning: a second trigger is told beside the first.
             text.push(format!(

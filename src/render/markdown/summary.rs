@@ -13,7 +13,7 @@
 
 use std::fmt::Write;
 
-use super::cascade::{certainty, role, Role};
+use super::cascade::{certainty, Role};
 use super::story::{phrase, title};
 use super::{
     count, duration, longest_outage, lower_first, one_in, pct, recovery, window_text, Draft,
@@ -83,7 +83,7 @@ pub(crate) fn section(out: &mut String, d: &Draft<'_>) {
     let trigger = d
         .findings
         .iter()
-        .find(|f| role(&f.pattern).0 == Role::Trigger)
+        .find(|f| d.role(f) == Role::Trigger)
         .or_else(|| {
             d.findings
                 .iter()
@@ -98,7 +98,7 @@ pub(crate) fn section(out: &mut String, d: &Draft<'_>) {
             };
             // A crash loop leading is a mechanism, said as one: the findings
             // section lists it as an amplifier.
-            let lead = if role(&f.pattern).0 == Role::Trigger {
+            let lead = if d.role(f) == Role::Trigger {
                 format!("Root cause{hedge}")
             } else {
                 format!("No trigger stands out in the data; the closest cause found{hedge}")
