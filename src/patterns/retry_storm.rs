@@ -351,9 +351,10 @@ fn finding(
             ts: first * 1000,
             kind: TimelineKind::Retries,
             text: format!(
-                "{judged_who} retry failed requests: {about}{} re-sent, {:.0}% of the requests in the incident",
+                "{judged_who} retry failed requests: {about}{} re-sent, {:.0}% of the requests {} in the incident",
                 judged.retried.requests,
-                judged.share() * 100.0
+                judged.share() * 100.0,
+                if judged.who.is_none() { "the service received" } else { "it sent" }
             ),
             sources: vec![a.source(origin)],
         }],

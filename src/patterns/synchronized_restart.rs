@@ -25,7 +25,7 @@ use crate::zone::clock;
 pub const ID: &str = "synchronized_restart";
 
 const ACTIONS: &[&str] = &[
-    "Staggered restarts and a restart budget (e.g. a PodDisruptionBudget, maxUnavailable) so no more than a fraction of instances restart at once",
+    "Staggered restarts: a liveness failure threshold longer than a fleet-wide slow spell (a PodDisruptionBudget limits rollouts and evictions, not liveness kills), so no more than a fraction of instances restart at once",
     "Connection draining and fail-fast timeouts, so a restart sheds load instead of dropping it",
 ];
 

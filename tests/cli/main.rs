@@ -14,6 +14,7 @@ mod changes;
 mod charts;
 mod commands;
 mod corpus;
+mod drafts;
 mod envelopes;
 mod families;
 mod fixture;

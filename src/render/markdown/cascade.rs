@@ -159,6 +159,29 @@ mod tests {
         assert_eq!(weak[0].pattern, "crash_loop");
     }
 
+    /// A dependency limiting the service 40 minutes into an outage made it
+    /// worse; it did not start it, and is told after what did.
+    #[test]
+    fn a_trigger_that_began_long_after_the_onset_is_no_root_cause() {
+        let all = vec![
+            finding("upstream_rate_limit", 0.9, "08:19:10"),
+            finding("pool_exhaustion", 0.95, "07:39:00"),
+            finding("thundering_herd", 0.9, "07:39:33"),
+        ];
+        let onset = Some("2026-10-01T07:34:32Z");
+        assert_eq!(role_at(&all[0], onset).0, Role::Amplifier);
+        assert_eq!(role_at(&all[0], None).0, Role::Trigger);
+        let (strong, _) = ordered(&all, onset);
+        let ids: Vec<&str> = strong.iter().map(|f| f.pattern.as_str()).collect();
+        assert_eq!(
+            ids,
+            ["pool_exhaustion", "thundering_herd", "upstream_rate_limit"]
+        );
+        // One that began with the incident still is.
+        let early = finding("upstream_rate_limit", 0.9, "07:35:00");
+        assert_eq!(role_at(&early, onset).0, Role::Trigger);
+    }
+
     #[test]
     fn within_a_role_the_earlier_comes_first() {
         let all = vec![

@@ -77,7 +77,7 @@ pub(crate) fn bulk() -> Report {
     let mut restart = finding("synchronized_restart", 0.95, "07:58:54");
     restart.title = "3 of 3 instances restarted together within 2 s".to_string();
     restart.actions = vec![
-        "Staggered restarts and a restart budget (e.g. a PodDisruptionBudget, maxUnavailable) so no more than a fraction of instances restart at once".to_string(),
+        "Staggered restarts: a liveness failure threshold longer than a fleet-wide slow spell (a PodDisruptionBudget limits rollouts and evictions, not liveness kills), so no more than a fraction of instances restart at once".to_string(),
         "Connection draining and fail-fast timeouts, so a restart sheds load instead of dropping it".to_string(),
     ];
     let mut retry = finding("retry_storm", 1.0, "07:58:59");

@@ -60,7 +60,7 @@ fn question(d: &Draft<'_>, f: &FindingJson) -> Option<String> {
             "Why does the liveness check depend on the database pool?".to_string()
         }
         "synchronized_restart" => {
-            "Why could the orchestrator restart every instance at once (no disruption budget)?".to_string()
+            "What took every instance down at the same moment (a liveness check, memory, a shared dependency), and why was there no slack to restart them in turn?".to_string()
         }
         "crash_loop" => "Why did the instances crash: memory, CPU limits, or a fault under load?".to_string(),
         "retry_storm" => format!(

@@ -52,8 +52,14 @@ pub(crate) fn section(out: &mut String, d: &Draft<'_>) {
     // what the other customers saw.
     match d.culprit {
         Some(c) if c.others_requests > 0 => {
-            let rate = one_in(c.others_failed, c.others_requests)
-                .unwrap_or_else(|| pct(c.others_failed as f64 / c.others_requests as f64));
+            // "about 1 in 5 requests", or "84% of requests" where a share is
+            // too large for "1 in N".
+            let rate = one_in(c.others_failed, c.others_requests).unwrap_or_else(|| {
+                format!(
+                    "{} of",
+                    pct(c.others_failed as f64 / c.others_requests as f64)
+                )
+            });
             let _ = write!(
                 s,
                 ": {rate} requests from other customers failed ({} of {})",
