@@ -190,7 +190,20 @@ pub(crate) fn one_in(failed: u64, total: u64) -> Option<String> {
     if failed == 0 || total == 0 {
         return None;
     }
-    let n = (total as f64 / failed as f64).round() as u64;
+    // The N whose 1/N is nearest the share, not the nearest N to its
+    // inverse: 22% is about 1 in 5 (20%), not 1 in 4 (25%).
+    let p = failed as f64 / total as f64;
+    // Most failed: a share reads better than "1 in 2" for 75%.
+    if p > 0.5 {
+        return None;
+    }
+    let inv = 1.0 / p;
+    let (lo, hi) = (inv.floor().max(1.0), inv.ceil().max(1.0));
+    let n = if (1.0 / lo - p).abs() <= (1.0 / hi - p).abs() {
+        lo
+    } else {
+        hi
+    } as u64;
     (n >= 2).then(|| format!("about 1 in {n}"))
 }
 
@@ -249,6 +262,13 @@ mod tests {
     #[test]
     fn a_failure_rate_reads_as_one_in_n() {
         assert_eq!(one_in(1000, 5022).as_deref(), Some("about 1 in 5"));
+        // 22%: 1 in 5 is 2 points off, 1 in 4 three.
+        assert_eq!(one_in(1007, 4525).as_deref(), Some("about 1 in 5"));
+        assert_eq!(one_in(1020, 4426).as_deref(), Some("about 1 in 4"));
+        // Over half: a share, not "1 in 2" for 55% or 75%.
+        assert_eq!(one_in(2712, 4922), None);
+        assert_eq!(one_in(45486, 60955), None);
+        assert_eq!(one_in(1, 2).as_deref(), Some("about 1 in 2"));
         assert_eq!(one_in(0, 10), None);
         // Most failed: a share reads better than "1 in 1".
         assert_eq!(one_in(9, 10), None);
