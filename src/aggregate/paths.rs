@@ -98,13 +98,14 @@ impl PathSample {
         (a + c, b + d)
     }
 
-    /// See [`Table::retried`]; both tables summed, retrying dated by
+    /// See [`Table::retried_by`]; both tables summed, retrying dated by
     /// [`began`] over both.
     pub fn retried(&self, client: u32, start: i64, end: i64) -> Retried {
         self.both(|t| t.retried_by(|c| c == client, start, end))
     }
 
-    /// See [`Table::retried_by_all`]; both tables summed.
+    /// [`PathSample::retried`] over every tenant's paths (tenant 0: requests
+    /// that name none): the whole service's retries, each request once.
     pub fn retried_by_all(&self, start: i64, end: i64) -> Retried {
         self.both(|t| t.retried_by(|c| c & INTEGRATION == 0, start, end))
     }
@@ -114,8 +115,9 @@ impl PathSample {
         let (b, more) = f(&self.fixed);
         times.extend(more);
         Retried {
-            first_fail: began(times),
-            ..a.plus(b)
+            requests: a.requests + b.requests,
+            paths: a.paths + b.paths,
+            began: began(times),
         }
     }
 }
@@ -259,25 +261,22 @@ impl Table {
         (in_window * self.rate(), resent * self.rate())
     }
 
-    /// Requests `client` re-sent after they had failed, on paths that first
-    /// failed in `[start, end)` and were asked for again after that: each
-    /// failure followed by another request for the same path is one retry
-    /// (a path that failed twice and then succeeded was retried twice).
-    /// Scaled by the sampling rate, with the number of such paths and when
-    /// retrying began (retries come after the failure).
+    /// [`Table::retried_by`] for one client, dated by [`began`].
     #[cfg(test)]
     pub fn retried(&self, client: u32, start: i64, end: i64) -> Retried {
         let (r, times) = self.retried_by(|c| c == client, start, end);
         Retried {
-            first_fail: began(times),
+            began: began(times),
             ..r
         }
     }
 
-    /// [`Table::retried`] over every tenant's paths (tenant 0: requests
-    /// that name none): the whole service's retries, each request once;
-    /// with, per path retried, the second its first failure reached its
-    /// client (the retries began after).
+    /// Requests the clients `which` accepts re-sent after they had failed,
+    /// on paths that first failed in `[start, end)` and were asked for again
+    /// after that: each failure followed by another request for the same
+    /// path is one retry (a path that failed twice and then succeeded was
+    /// retried twice). Scaled by the sampling rate, with the number of such
+    /// paths; and per path retried, when its retrying began.
     fn retried_by(&self, which: impl Fn(u32) -> bool, start: i64, end: i64) -> (Retried, Vec<i64>) {
         let mut r = Retried::default();
         let mut times = Vec::new();
@@ -305,26 +304,13 @@ impl Table {
     }
 }
 
-/// What [`Table::retried`] found.
+/// What [`Table::retried_by`] found.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Retried {
     pub requests: u64,
     pub paths: u64,
     /// When retrying began: see [`began`].
-    pub first_fail: Option<i64>,
-}
-
-impl Retried {
-    fn plus(self, o: Retried) -> Retried {
-        Retried {
-            requests: self.requests + o.requests,
-            paths: self.paths + o.paths,
-            first_fail: match (self.first_fail, o.first_fail) {
-                (Some(a), Some(b)) => Some(a.min(b)),
-                (a, b) => a.or(b),
-            },
-        }
-    }
+    pub began: Option<i64>,
 }
 
 #[cfg(test)]
@@ -363,7 +349,7 @@ mod tests {
             (2, 1)
         );
         // Retrying began with path 1's second request.
-        assert_eq!(s.retried(7, 0, 100).first_fail, Some(12));
+        assert_eq!(s.retried(7, 0, 100).began, Some(12));
         // Split anyhow and merged, the same.
         let (mut a, mut b) = (Table::default(), Table::default());
         a.add(7, 1, 16, false);
@@ -376,8 +362,6 @@ mod tests {
         assert_eq!(s.retried(7, 17, 100), Retried::default());
     }
 
-    /// Past the cap the sample stays bounded, its estimate stays close, and
-    /// two halves merged give the sample of the whole.
     /// A timeout that began at 10 s and failed at 70 s was retried at 71 s,
     /// not after 10 s: retrying is dated by the re-sent request (or, where
     /// the path had succeeded before, by when the failure reached its
@@ -390,13 +374,13 @@ mod tests {
         whole.add_ended(7, 2, 40, 45, true);
         whole.add_ended(7, 2, 46, 46, false);
         let r = whole.retried(7, 0, 100);
-        assert_eq!((r.requests, r.first_fail), (2, Some(46)));
+        assert_eq!((r.requests, r.began), (2, Some(46)));
         // A path polled before it failed: dated by the failure's end.
         let mut polled = Table::default();
         polled.add_ended(7, 3, 5, 5, false);
         polled.add_ended(7, 3, 50, 58, true);
         polled.add_ended(7, 3, 59, 59, false);
-        assert_eq!(polled.retried(7, 0, 100).first_fail, Some(58));
+        assert_eq!(polled.retried(7, 0, 100).began, Some(58));
         let (mut a, mut b) = (Table::default(), Table::default());
         a.add_ended(7, 1, 71, 71, false);
         a.add_ended(7, 2, 40, 45, true);
@@ -421,11 +405,13 @@ mod tests {
             add(10 + k as u64, *t + 1, *t + 1, false);
         }
         let r = s.retried(7, 0, 2000);
-        assert_eq!((r.requests, r.first_fail), (6, Some(901)));
+        assert_eq!((r.requests, r.began), (6, Some(901)));
         assert_eq!(began(vec![160, 500]), Some(160), "no dense run: the first");
         assert_eq!(began(Vec::new()), None);
     }
 
+    /// Past the cap the sample stays bounded, its estimate stays close, and
+    /// two halves merged give the sample of the whole.
     #[test]
     fn large_sets_are_sampled_and_merge_to_the_whole() {
         let n: u64 = 4 * CAP as u64;

@@ -335,7 +335,6 @@ pub fn build(a: &Analysis) -> Vec<TimelineEntry> {
     }
 
     out.extend(changes(a, near));
-    out.extend(operations(a, near));
     out.extend(scale_outs(a, near));
 
     out.push(TimelineEntry {
@@ -376,13 +375,17 @@ const CHANGE_LOOKBACK_S: i64 = 1800;
 /// they keep the short margin.)
 pub const ACTION_LOOKAHEAD_S: i64 = 1800;
 
-/// Deploys, rollbacks and flag changes near the incident.
+/// Deploys, rollbacks, flag changes and operators' other actions (config,
+/// rate limits, manual restarts) near the incident. Rollbacks and other
+/// actions reach the action look-ahead past the recovery: a rate limit or a
+/// restart is how an incident was handled, often logged as it eased.
 fn changes(a: &Analysis, near: Span) -> Vec<TimelineEntry> {
     a.changes
         .iter()
+        .chain(&a.operations)
         .filter(|c| {
             let after = match c.kind {
-                InfraKind::Rollback => ACTION_LOOKAHEAD_S,
+                InfraKind::Rollback | InfraKind::Operation => ACTION_LOOKAHEAD_S,
                 _ => super::onset::MERGE_GAP,
             };
             c.ts >= (near.start - CHANGE_LOOKBACK_S) * 1000 && c.ts < (near.end + after) * 1000
@@ -392,33 +395,9 @@ fn changes(a: &Analysis, near: Span) -> Vec<TimelineEntry> {
             kind: match c.kind {
                 InfraKind::Rollback => TimelineKind::Rollback,
                 InfraKind::FlagChange => TimelineKind::FlagChange,
+                InfraKind::Operation => TimelineKind::Change,
                 _ => TimelineKind::Deploy,
             },
-            text: format!(
-                "{} `{}`: {}",
-                c.reason,
-                c.object,
-                crate::redact::redact_text(c.message.trim())
-            ),
-            sources: vec![a.source(c.origin)],
-        })
-        .collect()
-}
-
-/// Operators' other actions (config, rate limits, manual restarts) from the
-/// change look-back before the onset to the action look-ahead after the
-/// recovery: a config push before it may be its cause, a rate limit or a
-/// restart during it how it was handled.
-fn operations(a: &Analysis, near: Span) -> Vec<TimelineEntry> {
-    a.operations
-        .iter()
-        .filter(|c| {
-            c.ts >= (near.start - CHANGE_LOOKBACK_S) * 1000
-                && c.ts < (near.end + ACTION_LOOKAHEAD_S) * 1000
-        })
-        .map(|c| TimelineEntry {
-            ts: c.ts,
-            kind: TimelineKind::Change,
             text: format!(
                 "{} `{}`: {}",
                 c.reason,

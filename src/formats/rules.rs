@@ -383,7 +383,9 @@ impl Rules {
 
     pub fn add_metric_role(&mut self, name: &str, role: MetricRole) {
         self.metric_roles.insert(name.to_string(), role);
-        self.metric_roles_loose = loose_roles(&self.metric_roles);
+        // The user's word settles its loose form too, ambiguous or not.
+        let key = loose_metric_name(name).unwrap_or_else(|| name.to_string());
+        self.metric_roles_loose.insert(key, Some(role));
     }
 
     /// Whether a user-agent product token is a browser rather than an integration.

@@ -160,7 +160,7 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
     let dated_by = top
         .as_ref()
         .filter(|t| t.retried.requests * 2 >= all.retried.requests && t.resent_from.is_none())
-        .and_then(|t| t.retried.first_fail);
+        .and_then(|t| t.retried.began);
     let top = top.filter(|t| stands_out(t));
     let judged = match &top {
         Some(t) if t.share() > all.share() => t,
@@ -250,7 +250,7 @@ fn finding(
         // The second the first retried failure reached its client: a retry
         // sent at once falls in that same second.
         None => dated_by
-            .or(all.retried.first_fail)
+            .or(all.retried.began)
             .map_or(window.start, |f| f.max(window.start)),
     };
     let origin = a

@@ -72,23 +72,20 @@ pub fn generate(name: &str, seed: u64, small: bool) -> Option<Generated> {
 
 /// Writes a generated draw's inputs (in the formats `emit` draws, `force` pinning some) and
 /// its `truth.json` into `out`; returns the truth with the files and `analyze` arguments.
-/// Families whose files show a failed health check: orchestrator events
-/// (a pod's `Unhealthy`, an ECS task failing its checks) and access logs
-/// written beside each instance, which log its probes. A load balancer's
-/// own log and a host's journal do not: there a probe fails unseen.
-const PROBE_FAMILIES: [&str; 6] = [
-    "k8s-events-list",
-    "k8s-events-lines",
-    "ecs-describe-services",
-    "nginx-timed",
-    "nginx-kv",
-    "json-access",
-];
-
+/// Whether a written file shows failed health checks: orchestrator events
+/// that carry them, or access logs written beside each instance, which log
+/// its probes. A load balancer's own log and a host's journal do not: there
+/// a probe fails unseen.
 fn probes_exported(files: &[(String, String)]) -> bool {
-    files
-        .iter()
-        .any(|(_, fam)| PROBE_FAMILIES.contains(&fam.as_str()))
+    use emit::family::{AccessFamily, EventsFamily};
+    files.iter().any(|(_, fam)| {
+        EventsFamily::ALL
+            .iter()
+            .any(|f| f.shows_probes() && f.name() == fam)
+            || AccessFamily::ALL
+                .iter()
+                .any(|f| f.logs_health_checks() && f.name() == fam)
+    })
 }
 
 /// What no exported file can show is not asked of a report: the first

@@ -158,6 +158,18 @@ impl Lang {
     }
 }
 
+impl EventsFamily {
+    /// Whether its records show a failed health check: a pod's `Unhealthy`,
+    /// an ECS task failing its checks. A host's journal and change logs do
+    /// not.
+    pub fn shows_probes(self) -> bool {
+        matches!(
+            self,
+            EventsFamily::K8sList | EventsFamily::K8sLines | EventsFamily::EcsServices
+        )
+    }
+}
+
 impl AccessFamily {
     /// Families a stack on `p` would put in front of the service.
     pub fn fits(self, p: Platform) -> bool {
