@@ -212,6 +212,10 @@ fn read_each<S: event::EventSink>(
             seen.insert(id, path.clone());
         }
         let from_dir = inp.from_dir;
+        sink.begin_input(
+            i as u32,
+            cat.rules.input_names.instance_of(&path).as_deref(),
+        );
         let st = match inspect.as_mut() {
             Some(f) => {
                 let mut per = |o: event::Origin, fl: &formats::Fields<'_>| f(&path, o, fl);

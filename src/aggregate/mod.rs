@@ -138,6 +138,9 @@ pub struct Aggregates {
     seen: Seen,
     /// Requests left out as repeats of an earlier input's.
     repeats: u64,
+    /// The input being read and the instance its path names: its records
+    /// that name no instance are that instance's.
+    named: Option<(u32, std::sync::Arc<str>)>,
     /// Requests read from access logs.
     edge_requests: u64,
     /// Requests read from application logs' request lines, held back until
@@ -158,6 +161,10 @@ impl crate::event::EventSink for Aggregates {
 
     fn join(&mut self, other: Self) {
         self.merge(other);
+    }
+
+    fn begin_input(&mut self, input: u32, instance: Option<&str>) {
+        self.named = instance.map(|i| (input, std::sync::Arc::from(i)));
     }
 
     fn end_input(&mut self) {
@@ -221,6 +228,7 @@ impl Aggregates {
     pub fn fork(&self) -> Aggregates {
         let mut a = Aggregates::bounded(self.bounds.0, self.bounds.1);
         a.seen = self.seen.fork();
+        a.named.clone_from(&self.named);
         a
     }
 
@@ -240,9 +248,24 @@ impl Aggregates {
         }
         match event {
             Event::Request(r) => self.add_request(&r),
-            Event::Log(l) => self.add_log(l),
+            // Only log records: an ingress's access log collected per pod
+            // names the proxy's pod, not the instance that served.
+            Event::Log(mut l) => {
+                if l.instance.is_none() {
+                    l.instance = self.named_for(l.origin.input);
+                }
+                self.add_log(l)
+            }
             Event::Metric(m) => self.add_metric(m),
             Event::Infra(i) => self.infra.push(i),
+        }
+    }
+
+    /// The instance the path of input `input` names, if it is the one being read.
+    fn named_for<'a>(&self, input: u32) -> Option<std::borrow::Cow<'a, str>> {
+        match &self.named {
+            Some((i, name)) if *i == input => Some(std::borrow::Cow::Owned(name.to_string())),
+            _ => None,
         }
     }
 

@@ -372,6 +372,20 @@ pub fn build(agg: &Aggregates, span: Span, identity_labels: &[String]) -> Identi
             ids.add(i);
         }
     }
+    // Names only log records give (a task's log stream `ecs/api/<task>`)
+    // join before path tails are tied, or a restart the logs show and the
+    // one the orchestrator shows read as two instances.
+    for signal in [
+        crate::event::Signal::Startup,
+        crate::event::Signal::Shutdown,
+        crate::event::Signal::Crash,
+    ] {
+        for (inst, _, _) in agg.signal_counts(signal) {
+            if !inst.is_empty() {
+                ids.add(&inst);
+            }
+        }
+    }
     ids.tie_path_tails();
     ids.tie_ec2_hosts();
     ids.tie_ports();

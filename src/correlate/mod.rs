@@ -11,6 +11,7 @@
 //! ```
 
 pub mod attribution;
+mod change_text;
 pub mod coverage;
 pub mod identity;
 mod instances;
@@ -105,6 +106,10 @@ pub struct Analysis {
     /// failed, or they were killed, failed probes, had requests waiting for
     /// a pool connection, or answered far slower than their peers.
     pub instances_affected: std::collections::BTreeSet<String>,
+    /// Instances of the fleet that first served after the incident began
+    /// (a scale-out's or a rollback's new pods) and were not affected: not
+    /// "stayed healthy" through an incident they arrived at the end of.
+    pub instances_joined: std::collections::BTreeSet<String>,
     /// Route fragments of connect/login endpoints, passed through for the detectors.
     pub reconnect_routes: Vec<String>,
     /// Deploys, rollbacks and feature-flag changes anywhere in the data.
@@ -331,6 +336,7 @@ pub fn correlate(agg: &Aggregates, opts: &CorrelateOptions) -> Result<Analysis, 
     a.fleet = a.ids.as_served(fleet(agg, &a, window, baseline)?);
     if a.incident.is_some() {
         a.instances_affected = a.ids.as_served(affected(agg, &a, window, baseline)?);
+        a.instances_joined = joined(agg, &a, window)?;
     }
     a.scale_outs = scaling::scale_outs(agg.infra_events(), &opts.scaling);
     a.timeline = timeline::build(&a);
@@ -409,6 +415,35 @@ fn fleet(
     }
     if out.is_empty() {
         out = a.history.instances.clone();
+    }
+    Ok(out)
+}
+
+/// How far around the window's start an instance must have served to count
+/// as running when the incident began.
+const JOINED_BEFORE_S: i64 = 300;
+const JOINED_AFTER_S: i64 = 60;
+
+/// Fleet instances that served in the window but not around its start,
+/// and were not affected (see [`Analysis::instances_joined`]).
+fn joined(
+    agg: &Aggregates,
+    a: &Analysis,
+    window: Span,
+) -> Result<std::collections::BTreeSet<String>, AggregateError> {
+    let start = Span::new(
+        window.start - JOINED_BEFORE_S,
+        (window.start + JOINED_AFTER_S).min(window.end),
+    );
+    let mut out = std::collections::BTreeSet::new();
+    for s in agg.dim_stats(Dim::Instance, window, start)? {
+        if s.window_requests == 0 || s.baseline_requests > 0 {
+            continue;
+        }
+        let name = a.ids.canonical(&s.value);
+        if a.fleet.contains(&name) && !a.instances_affected.contains(&name) {
+            out.insert(name);
+        }
     }
     Ok(out)
 }

@@ -21,6 +21,28 @@ pub struct PoolInstance {
     /// Series key and input of the in-use series, for evidence.
     pub series: String,
     pub input: u32,
+    /// The first and last sample of the in-use series: a pool counts among
+    /// those of an incident only where it reported around it.
+    pub seen: (Millis, Millis),
+}
+
+impl PoolInstance {
+    /// Whether the pool reported between `from` and `to` (ms) or was saturated then.
+    pub fn reported(&self, from: Millis, to: Millis) -> bool {
+        self.seen.0 < to && self.seen.1 >= from
+            || self.saturated.iter().any(|r| r.0 < to && r.1 > from)
+    }
+}
+
+impl PoolState {
+    /// How many pools reported from a minute before `window` to its end.
+    pub fn reporting(&self, window: crate::aggregate::Span) -> usize {
+        let (from, to) = ((window.start - 60) * 1000, window.end * 1000);
+        self.instances
+            .iter()
+            .filter(|p| p.reported(from, to))
+            .count()
+    }
 }
 
 /// Everything known about pool saturation.
@@ -143,6 +165,10 @@ pub fn pool_state(agg: &Aggregates, span: Span, ids: &Identities) -> PoolState {
             saturated: runs,
             series: in_use.key.clone(),
             input: in_use.input,
+            seen: (
+                in_use.points.first().map_or(0, |p| p.0),
+                in_use.points.last().map_or(0, |p| p.0),
+            ),
         });
     }
     let mut log_instances = Vec::new();

@@ -136,7 +136,7 @@ pub fn build(a: &Analysis) -> Vec<TimelineEntry> {
             format!(
                 "Connection pool saturated on {} of {} instances ({at}up to {peak_wait:.0} waiting)",
                 saturated.len(),
-                a.pool.instances.len()
+                a.pool.reporting(window).max(saturated.len())
             )
         } else {
             "Pool-exhaustion errors in the application logs".to_string()
@@ -242,10 +242,10 @@ pub fn build(a: &Analysis) -> Vec<TimelineEntry> {
                 ts: first,
                 kind: TimelineKind::Restart,
                 text: format!(
-                    "Restarts go on: {} more of {} instance(s) until {} UTC",
+                    "Restarts go on until {} UTC: {} more on {}",
+                    crate::zone::clock(last),
                     rest.len(),
-                    names.len(),
-                    crate::zone::clock(last)
+                    listed(&names)
                 ),
                 sources: rest.iter().take(1).map(|r| a.source(r.source)).collect(),
             });
@@ -259,14 +259,41 @@ pub fn build(a: &Analysis) -> Vec<TimelineEntry> {
         let mut names: Vec<String> = group.iter().map(|r| a.ids.display(&r.instance)).collect();
         names.sort_unstable();
         names.dedup();
+        let cause_of = |r: &super::Restart| {
+            r.cause
+                .as_deref()
+                .map(|c| format!(": {}", crate::redact::redact_text(c)))
+                .unwrap_or_default()
+        };
         let cause = group
             .iter()
-            .find_map(|r| r.cause.as_deref())
-            .map(|c| format!(": {}", crate::redact::redact_text(c)))
+            .find(|r| r.cause.is_some())
+            .map(|r| cause_of(r))
             .unwrap_or_default();
         let spread = (group.last().map_or(first, |r| r.down) - first) / 1000;
+        // A rollout replacing the fleet is the change's doing, not instances dying.
+        let rollout = group
+            .iter()
+            .all(|r| !unplanned(a, r))
+            .then(|| nearest_change(a, first))
+            .flatten();
         if names.len() >= 2 && names.len() * 2 >= total {
             let all = names.len() == total;
+            if let Some(change) = rollout {
+                out.push(TimelineEntry {
+                    ts: first,
+                    kind: TimelineKind::Restart,
+                    text: format!(
+                        "{} of {} instances replaced within {spread} s by the {change} ({})",
+                        names.len(),
+                        total,
+                        names.join(", ")
+                    ),
+                    sources: group.iter().take(3).map(|r| a.source(r.source)).collect(),
+                });
+                i += group.len();
+                continue;
+            }
             out.push(TimelineEntry {
                 ts: first,
                 kind: if all {
@@ -290,7 +317,7 @@ pub fn build(a: &Analysis) -> Vec<TimelineEntry> {
                 out.push(TimelineEntry {
                     ts: r.down,
                     kind: TimelineKind::Restart,
-                    text: format!("{} restarted{cause}", a.ids.display(&r.instance)),
+                    text: format!("{} restarted{}", a.ids.display(&r.instance), cause_of(r)),
                     sources: vec![a.source(r.source)],
                 });
             }
@@ -358,6 +385,40 @@ pub fn unplanned(a: &Analysis, r: &super::Restart) -> bool {
     !super::instances::planned(r.cause.as_deref(), || near_a_change(a, r.down))
 }
 
+/// The change or scale-out nearest `t` within a rollout's reach, named for
+/// a sentence: `rollback of \`api\` at 12:19:58 UTC`.
+fn nearest_change(a: &Analysis, t: Millis) -> Option<String> {
+    let changes = a.changes.iter().chain(&a.operations).map(|c| {
+        let what = match c.kind {
+            InfraKind::Rollback => "rollback",
+            InfraKind::FlagChange => "flag change",
+            InfraKind::Operation => "operator's action",
+            _ => "deploy",
+        };
+        (c.ts, format!("{what} of `{}`", c.object))
+    });
+    let scales = a
+        .scale_outs
+        .iter()
+        .map(|s| (s.ts, format!("scale-out of `{}`", s.group)));
+    changes
+        .chain(scales)
+        .filter(|(ts, _)| (ts - t).abs() <= ROLLOUT_MS)
+        .min_by_key(|(ts, what)| ((ts - t).abs(), what.clone()))
+        .map(|(ts, what)| format!("{what} at {} UTC", crate::zone::clock(ts)))
+}
+
+/// Names for a sentence: all of up to three, else three and how many more.
+fn listed(names: &[String]) -> String {
+    match names.len() {
+        0..=3 => names.join(", "),
+        n => {
+            let first: Vec<&str> = names.iter().take(3).map(String::as_str).collect();
+            format!("{} and {} more", first.join(", "), n - 3)
+        }
+    }
+}
+
 fn near_a_change(a: &Analysis, t: Millis) -> bool {
     a.changes
         .iter()
@@ -398,16 +459,51 @@ fn changes(a: &Analysis, near: Span) -> Vec<TimelineEntry> {
                 InfraKind::Operation => TimelineKind::Change,
                 _ => TimelineKind::Deploy,
             },
-            text: format!(
-                "{} `{}`: {}",
-                c.reason,
-                c.object,
-                crate::redact::redact_text(c.message.trim())
-            ),
+            text: super::change_text::change_text(&c.reason, &c.object, &c.message),
             sources: vec![a.source(c.origin)],
         })
-        .collect()
+        .fold(Vec::new(), same_change_once)
 }
+
+/// Two records of one change (the deploy log's line and the CI's
+/// deployment for the same version, within minutes) are one entry citing
+/// both, not two rows a reader takes for two deploys.
+fn same_change_once(mut out: Vec<TimelineEntry>, e: TimelineEntry) -> Vec<TimelineEntry> {
+    let versions = |t: &str| -> Vec<String> {
+        t.split(|c: char| c.is_whitespace() || matches!(c, '(' | ')' | ':' | ',' | '"'))
+            .map(|w| w.trim_start_matches(['v', 'V']))
+            .filter(|w| w.contains('.') && w.starts_with(|c: char| c.is_ascii_digit()))
+            .map(str::to_string)
+            .collect()
+    };
+    let mine = versions(&e.text);
+    let twin = out.iter_mut().find(|o| {
+        o.kind == e.kind
+            && (o.ts - e.ts).abs() <= SAME_CHANGE_MS
+            && versions(&o.text)
+                .first()
+                .is_some_and(|v| mine.first() == Some(v))
+    });
+    match twin {
+        Some(o) => {
+            for s in e.sources {
+                if !o.sources.contains(&s) {
+                    o.sources.push(s);
+                }
+            }
+            // The shorter text is the change log's own line, without a CI's decorations.
+            if e.text.len() < o.text.len() {
+                o.text = e.text;
+                o.ts = o.ts.min(e.ts);
+            }
+        }
+        None => out.push(e),
+    }
+    out
+}
+
+/// Records of one change by two systems come this close together.
+const SAME_CHANGE_MS: Millis = 300_000;
 
 /// Scale-outs from the onset (less a merge gap) to a little after recovery:
 /// the action that ended an incident may be logged just after it.
@@ -451,5 +547,51 @@ pub fn rate(r: f64) -> String {
         format!("{r:.digits$}")
     } else {
         "0".to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(ts: Millis, kind: TimelineKind, text: &str, source: &str) -> TimelineEntry {
+        TimelineEntry {
+            ts,
+            kind,
+            text: text.to_string(),
+            sources: vec![source.to_string()],
+        }
+    }
+
+    /// The deploy log's line and the CI's deployment of the same version are
+    /// one row citing both; another version, or a deploy an hour later, is not.
+    #[test]
+    fn one_change_recorded_twice_is_one_row() {
+        let rows = vec![
+            entry(1_000, TimelineKind::Deploy, "deploy of `app` v2.79.0 by ci", "deploys.log:1"),
+            entry(
+                1_000,
+                TimelineKind::Deploy,
+                "github deployment `production`: deploy of vv2.79.0 (d4deb02a) by ci: Deploy v2.79.0",
+                "github.json:2",
+            ),
+            entry(2_000, TimelineKind::Deploy, "deploy of `app` v2.80.0 by ci", "deploys.log:2"),
+            entry(3_600_000, TimelineKind::Deploy, "deploy of `app` v2.79.0 by ci", "deploys.log:3"),
+            entry(5_000, TimelineKind::Rollback, "rollback of `app` to v2.79.0", "deploys.log:4"),
+        ];
+        let out = rows.into_iter().fold(Vec::new(), same_change_once);
+        assert_eq!(out.len(), 4, "{out:#?}");
+        assert_eq!(out[0].text, "deploy of `app` v2.79.0 by ci");
+        assert_eq!(out[0].sources, vec!["deploys.log:1", "github.json:2"]);
+    }
+
+    #[test]
+    fn long_lists_of_names_are_cut_to_three() {
+        let names: Vec<String> = ["a", "b", "c", "d", "e"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        assert_eq!(listed(&names), "a, b, c and 2 more");
+        assert_eq!(listed(&names[..2]), "a, b");
     }
 }

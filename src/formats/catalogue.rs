@@ -13,12 +13,13 @@ use super::rules::{RuleError, Rules};
 include!(concat!(env!("OUT_DIR"), "/builtin_parsers.rs"));
 
 /// Data files beside the definitions that are not definitions themselves.
-const RULE_FILES: [&str; 6] = [
+const RULE_FILES: [&str; 7] = [
     "signals.json",
     "metric-roles.json",
     "tenants.json",
     "log-format-variables.json",
     "versions.json",
+    "input-names.json",
     // Read by `crate::templates`.
     "templates.json",
 ];
@@ -61,6 +62,7 @@ impl Catalogue {
                     builtin_text(RULE_FILES[1]),
                     builtin_text(RULE_FILES[2]),
                     builtin_text(RULE_FILES[4]),
+                    builtin_text(RULE_FILES[5]),
                 )
             });
             let formats: Result<Vec<_>, FormatError> = Catalogue::builtin_sources()

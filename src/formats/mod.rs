@@ -17,6 +17,7 @@ mod definition;
 mod detect;
 mod error;
 pub mod generic;
+mod input_names;
 mod kinds;
 mod lazy_json;
 mod mismatch;

@@ -127,6 +127,8 @@ pub struct Rules {
     pub tenant_query_rules: Vec<String>,
     /// Version banners (`parsers/versions.json`).
     pub versions: super::versions::VersionRules,
+    /// Instances named by input paths (`parsers/input-names.json`).
+    pub input_names: super::input_names::InputNames,
     /// Which way scaling events moved a fleet.
     pub scaling: super::scaling::ScalingRules,
 }
@@ -191,6 +193,7 @@ impl Rules {
         metric_roles: &str,
         tenants: &str,
         versions: &str,
+        input_names: &str,
     ) -> Result<Rules, RuleError> {
         let err = |file: &str, message: String| RuleError {
             file: file.to_string(),
@@ -295,6 +298,7 @@ impl Rules {
             tenant_field_rules: Vec::new(),
             tenant_query_rules: Vec::new(),
             versions: super::versions::VersionRules::from_text(versions)?,
+            input_names: super::input_names::InputNames::from_text(input_names)?,
             scaling: super::scaling::ScalingRules::compile(&s.scaling)
                 .map_err(|e| err("signals.json", e))?,
         })

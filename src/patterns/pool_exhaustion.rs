@@ -73,14 +73,18 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
         start = start.min(s);
         end = end.max(e);
         let secs: i64 = runs.iter().map(|r| (r.1 - r.0) / 1000).sum();
-        let cap = p
-            .max
-            .map_or_else(|| "its maximum".to_string(), |m| format!("{m:.0}"));
+        let in_use = match p.max {
+            Some(m) => format!("{:.0} of {m:.0} connections in use", p.peak_in_use),
+            None => format!("{:.0} connections in use (its maximum)", p.peak_in_use),
+        };
         evidence.push(Evidence::new(
             format!(
-                "{}: {:.0} connections in use of {cap}, up to {:.0} waiting; saturated for {secs} s",
-                if p.instance.is_empty() { "pool".to_string() } else { a.ids.display(&p.instance) },
-                p.peak_in_use,
+                "{}: {in_use}, up to {:.0} waiting; saturated for {secs} s",
+                if p.instance.is_empty() {
+                    "pool".to_string()
+                } else {
+                    a.ids.display(&p.instance)
+                },
                 p.peak_waiting
             ),
             format!("{} ({})", a.input_name(p.input), p.series),
@@ -105,15 +109,17 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
     if end == i64::MIN {
         end = w1;
     }
-    let known = a.pool.instances.len().max(a.fleet.len()).max(1);
+    // Counted against the pools that reported around the incident: pods a
+    // deploy replaced hours before are not "of 6" beside a fleet of 4.
+    let reporting = a.pool.reporting(window).max(saturated.len());
+    let known = reporting.max(a.fleet.len()).max(1);
     let c = if !saturated.is_empty() {
-        0.6 + 0.2 * (saturated.len() as f64 / a.pool.instances.len().max(1) as f64)
+        0.6 + 0.2 * (saturated.len() as f64 / reporting.max(1) as f64)
             + if log_lines > 0 { 0.15 } else { 0.0 }
     } else {
         0.55 + 0.25 * (log_instances as f64 / known as f64).min(1.0)
     };
-    let all =
-        !saturated.is_empty() && saturated.len() == a.pool.instances.len() && saturated.len() > 1;
+    let all = !saturated.is_empty() && saturated.len() == reporting && saturated.len() > 1;
     sink.push(Finding {
         pattern: ID,
         title: if all {
@@ -125,7 +131,7 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
             format!(
                 "Database connection pool exhausted on {} of {} instances",
                 saturated.len(),
-                a.pool.instances.len()
+                reporting
             )
         } else {
             "Connection pool exhausted (application logs)".to_string()

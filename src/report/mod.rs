@@ -231,6 +231,9 @@ pub struct Extra {
     /// and the culprit's apart, and a rise from a near-zero baseline is
     /// written as the counts it comes from. None when no client is blamed.
     pub culprit: Option<CulpritFigures>,
+    /// Instances that first served after the incident began and were not
+    /// affected (a scale-out's or rollback's new pods), by canonical name.
+    pub instances_joined: Vec<String>,
 }
 
 /// The blamed client's figures in the incident window and its baseline,
@@ -326,7 +329,9 @@ pub fn build(
         .iter()
         .filter(|f| f.confidence >= crate::patterns::SUPPORTED)
     {
-        timeline.extend(f.timeline.iter().cloned());
+        for e in &f.timeline {
+            fold_entry(&mut timeline, e);
+        }
     }
     sort(&mut timeline);
     warnings.extend(a.warnings.iter().cloned());
@@ -537,8 +542,42 @@ pub fn build(
             has_infra: !agg.infra_events().is_empty(),
             templates: Default::default(),
             culprit: culprit_figures(a),
+            instances_joined: if inc.is_some() {
+                a.instances_joined.iter().cloned().collect()
+            } else {
+                Vec::new()
+            },
         },
     }
+}
+
+/// A finding's timeline entry, unless the timeline already tells it: the
+/// restart detector's "2 of 4 running instances restarted within 10 s"
+/// beside the timeline's own row for the same group, a minute wide, read as
+/// two events. The row stays (it carries the stated cause) and takes the
+/// finding's kind and sources.
+fn fold_entry(
+    timeline: &mut Vec<crate::correlate::timeline::TimelineEntry>,
+    e: &crate::correlate::timeline::TimelineEntry,
+) {
+    use crate::correlate::timeline::{TimelineKind as K, SYNC_WINDOW_MS};
+    if e.kind == K::AllInstancesRestarted {
+        let told = timeline.iter_mut().find(|t| {
+            t.kind == K::Restart
+                && (t.ts - e.ts).abs() <= SYNC_WINDOW_MS
+                && t.text.contains(" instances restarted within ")
+        });
+        if let Some(t) = told {
+            t.kind = K::AllInstancesRestarted;
+            for s in &e.sources {
+                if !t.sources.contains(s) {
+                    t.sources.push(s.clone());
+                }
+            }
+            return;
+        }
+    }
+    timeline.push(e.clone());
 }
 
 #[cfg(test)]

@@ -482,3 +482,61 @@ fn a_real_log_s_templates_are_few_and_stable() {
     let _ = std::fs::remove_dir_all(&work);
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// Kubelet writes one file per container, `<pod>_<namespace>_<container>-<id>.log`,
+/// and its lines name no pod: the file's name does (`parsers/input-names.json`).
+/// Each pod's records are that pod's; a file named otherwise names none.
+#[test]
+fn a_pod_log_file_names_the_instance_of_its_lines() {
+    let dir = std::env::temp_dir().join(format!("postmortem-podlog-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("tmp");
+    let id = "0b674aaf2c74b1815cfe2dec339a89e19d071f9e0044dbf8a61014052707707c";
+    let mut files = Vec::new();
+    for (i, pod) in ["web-7d9f8b6c5d-x2x9k", "web-7d9f8b6c5d-q8w2m"]
+        .iter()
+        .enumerate()
+    {
+        let path = dir.join(format!("{pod}_production_web-{id}.log"));
+        let mut text = String::new();
+        for s in 0..(3 + i) {
+            text.push_str(&format!(
+                "2026-09-06T05:20:{:02}.000Z ERROR Worker stalled after {} ms\n",
+                10 + s,
+                100 + s
+            ));
+        }
+        std::fs::write(&path, text).expect("written");
+        files.push(path);
+    }
+    let plain = dir.join("app.log");
+    std::fs::write(
+        &plain,
+        "2026-09-06T05:20:30.000Z ERROR Worker stalled after 7 ms\n",
+    )
+    .expect("written");
+    files.push(plain);
+    let inputs: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
+    let ts = templates(&[], &inputs);
+    let stalled = holding(&ts, "Worker stalled");
+    assert_eq!(stalled.len(), 1, "{ts:#?}");
+    assert_eq!(count(stalled[0]), 8);
+    let by_pod: BTreeMap<String, u64> = stalled[0]["instances"]
+        .as_array()
+        .expect("instances")
+        .iter()
+        .map(|n| {
+            (
+                n["name"].as_str().unwrap_or("").to_string(),
+                n["count"].as_u64().unwrap_or(0),
+            )
+        })
+        .collect();
+    let want: BTreeMap<String, u64> = [
+        ("web-7d9f8b6c5d-q8w2m".to_string(), 4),
+        ("web-7d9f8b6c5d-x2x9k".to_string(), 3),
+    ]
+    .into();
+    assert_eq!(by_pod, want, "app.log names no pod");
+    let _ = std::fs::remove_dir_all(&dir);
+}

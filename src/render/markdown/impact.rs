@@ -112,16 +112,39 @@ pub(crate) fn section(out: &mut String, d: &Draft<'_>) {
         } else {
             String::new()
         };
-        let healthy = imp.instances_total.saturating_sub(names.len());
+        // New instances that arrived during the incident did not "stay
+        // healthy" through it: they are told apart, with what brought them.
+        let joined = r
+            .extra
+            .instances_joined
+            .iter()
+            .filter(|j| !imp.instances_affected.contains(j))
+            .count()
+            .min(imp.instances_total.saturating_sub(names.len()));
+        let healthy = imp
+            .instances_total
+            .saturating_sub(names.len())
+            .saturating_sub(joined);
+        let mut rest = Vec::new();
+        if healthy > 0 {
+            rest.push(format!("the other {healthy} stayed healthy"));
+        }
+        if joined > 0 {
+            rest.push(format!(
+                "{joined} more started during the incident{} and {} not affected",
+                arrivals(d),
+                if joined == 1 { "was" } else { "were" }
+            ));
+        }
         let _ = writeln!(
             out,
             "- **Instances:** {}{of} affected ({}){}.",
             names.len(),
             names.join(", "),
-            if healthy > 0 {
-                format!("; the other {healthy} stayed healthy")
-            } else {
+            if rest.is_empty() {
                 String::new()
+            } else {
+                format!("; {}", rest.join("; "))
             }
         );
     }
@@ -151,6 +174,30 @@ pub(crate) fn section(out: &mut String, d: &Draft<'_>) {
         out,
         "- **Data integrity:** TBD; logs cannot show whether a write was lost or applied twice.\n"
     );
+}
+
+/// What brought new instances during the incident, from the timeline: ` (the
+/// scale-out at 05:32:57 UTC)`, or nothing when the data does not say.
+fn arrivals(d: &Draft<'_>) -> String {
+    use crate::correlate::timeline::TimelineKind as K;
+    let r = d.r;
+    let (Some(start), Some(end)) = (r.incident.onset.as_deref(), r.incident.recovered.as_deref())
+    else {
+        return String::new();
+    };
+    r.timeline
+        .iter()
+        .filter(|t| matches!(t.kind, K::ScaleOut | K::Rollback | K::Deploy))
+        .rfind(|t| t.ts.as_str() >= start && t.ts.as_str() <= end)
+        .map(|t| {
+            let what = match t.kind {
+                K::ScaleOut => "the scale-out",
+                K::Rollback => "the rollback",
+                _ => "the deploy",
+            };
+            format!(" ({what} at {} UTC)", hms(&t.ts))
+        })
+        .unwrap_or_default()
 }
 
 #[cfg(test)]

@@ -80,11 +80,24 @@ pub(crate) fn section(out: &mut String, d: &Draft<'_>) {
     }
     let mut qs: Vec<String> = Vec::new();
     let attr = &d.r.attribution;
-    if attr.organic && attr.grew {
-        qs.push(format!(
-            "What made many {}s send more at once (a launch, a season, a client release)?",
-            attr.dimension
-        ));
+    // A change that caused the incident explains a rise that followed it
+    // (clients retrying its failures): no question about a launch then.
+    let caused = d
+        .findings
+        .iter()
+        .any(|f| d.role(f) == super::cascade::Role::Trigger);
+    if attr.organic && attr.grew && !caused {
+        qs.push(if d.has("retry_storm") {
+            format!(
+                "Was the rise across many {}s only clients retrying, or did something make them send more (a launch, a season, a client release)?",
+                attr.dimension
+            )
+        } else {
+            format!(
+                "What made many {}s send more at once (a launch, a season, a client release)?",
+                attr.dimension
+            )
+        });
     }
     for f in &d.findings {
         if let Some(q) = question(d, f) {

@@ -26,7 +26,7 @@ pub(crate) fn phrase(pattern: &str) -> Option<&'static str> {
         "pool_exhaustion" => "the database connection pools ran out",
         "backlog_growth" => "queued work piled up faster than it drained",
         "health_check_coupling" => {
-            "health checks, which need the same pool, failed along with user traffic"
+            "health checks, answered by the same overloaded servers, failed along with user traffic"
         }
         "synchronized_restart" => "the instances were restarted all at once",
         "crash_loop" => "instances crashed and restarted repeatedly",
@@ -92,7 +92,7 @@ fn step(d: &Draft<'_>, f: &FindingJson, after_trigger: Option<&str>) -> String {
         }
         "backlog_growth" => format!("{t}{h} from {at} UTC: queued work grew faster than it drained."),
         "health_check_coupling" => format!(
-            "The liveness checks need the same resource, so {}{h} from {at} UTC, and slow servers looked dead.",
+            "The health checks are answered by the same overloaded servers, so {}{h} from {at} UTC, and slow servers looked dead.",
             lower_first(&t)
         ),
         "synchronized_restart" => {
@@ -104,9 +104,15 @@ fn step(d: &Draft<'_>, f: &FindingJson, after_trigger: Option<&str>) -> String {
                 lower_first(&t)
             )
         }
-        "crash_loop" => format!(
-            "{t}{h} from {at} UTC: each restart came back into the queued work plus live load and crashed again."
-        ),
+        "crash_loop" => {
+            // Queued work is said only where a finding shows a backlog.
+            let into = if d.has("backlog_growth") {
+                "the queued work plus live load"
+            } else {
+                "the same load"
+            };
+            format!("{t}{h} from {at} UTC: each restart came back into {into} and went down again.")
+        }
         "retry_storm" => format!(
             "Meanwhile, {}{h} (from {at} UTC), adding load at the worst moment.",
             lower_first(&t)
@@ -187,8 +193,14 @@ mod tests {
             at("It began at 07:56:56") < at("Because one client"),
             "{out}"
         );
-        assert!(at("Because one client") < at("liveness checks"), "{out}");
-        assert!(at("liveness checks") < at("Then 3 of 3"), "{out}");
+        assert!(
+            at("Because one client") < at("health checks are answered"),
+            "{out}"
+        );
+        assert!(
+            at("health checks are answered") < at("Then 3 of 3"),
+            "{out}"
+        );
         assert!(at("Then 3 of 3") < at("Meanwhile, `acct-4411`"), "{out}");
         assert!(!out.contains("14950x"), "{out}");
         assert!(out.contains("full interruption of 3 s"), "{out}");

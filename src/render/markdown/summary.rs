@@ -86,6 +86,9 @@ pub(crate) fn section(out: &mut String, d: &Draft<'_>) {
         }
         None => s.push('.'),
     }
+    // Growth across many tenants is a cause the data shows: it leads
+    // before a crash loop, which is how the growth took the service down.
+    let grew = r.attribution.organic && r.attribution.grew;
     let trigger = d
         .findings
         .iter()
@@ -93,6 +96,7 @@ pub(crate) fn section(out: &mut String, d: &Draft<'_>) {
         .or_else(|| {
             d.findings
                 .iter()
+                .filter(|_| !grew)
                 .find(|f| MECHANISM_CAUSES.contains(&f.pattern.as_str()))
         });
     match trigger {
@@ -235,5 +239,12 @@ mod tests {
         assert!(summary(&r).contains(
             "No trigger stands out in the data; the closest cause found: 3 instances crashed"
         ));
+        // Growth across many tenants is the cause the data shows; the crash
+        // loop is how it took the service down, not "no trigger".
+        r.attribution.organic = true;
+        r.attribution.grew = true;
+        let s = summary(&r);
+        assert!(s.contains("grew across many"), "{s}");
+        assert!(!s.contains("No trigger stands out"), "{s}");
     }
 }

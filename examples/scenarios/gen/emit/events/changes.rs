@@ -271,7 +271,8 @@ pub fn github(
                 ("id", J::n(id)),
                 ("node_id", J::s(format!("DE_kwDO{}", rng.hex(12)))),
                 ("sha", J::s(rng.hex(40))),
-                ("ref", J::s(format!("v{v}"))),
+                // A tag is `v` and the version, once: versions may carry their own `v`.
+                ("ref", J::s(format!("v{}", v.trim_start_matches('v')))),
                 ("task", J::s("deploy")),
                 ("payload", J::Obj(vec![])),
                 ("original_environment", J::s("production")),
