@@ -24,6 +24,15 @@ impl Rng {
     }
 }
 
+/// One of `items`, drawn.
+fn pick(rng: &mut Rng, items: &[&'static str]) -> &'static str {
+    // `below` stays under the length it is given.
+    items
+        .get(rng.below(items.len() as u64) as usize)
+        .copied()
+        .unwrap_or_default()
+}
+
 const ROUTES: [&str; 6] = [
     "projects",
     "projects/{n}",
@@ -60,7 +69,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let (hh, mm, ss) = (7 + sec / 3600, (sec / 60) % 60, sec % 60);
         // Zipf-like: low tenant numbers are busier.
         let tenant = (rng.below(200) * rng.below(200)) / 200;
-        let route = ROUTES[rng.below(ROUTES.len() as u64) as usize]
+        let route = pick(&mut rng, &ROUTES)
             .replace("{n}", &rng.below(100_000).to_string())
             .replace("{p}", &rng.below(50).to_string());
         let status = match rng.below(1000) {
@@ -86,7 +95,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 "198.51.100.{} - - [{MONTH_DAY}:{hh:02}:{mm:02}:{ss:02} +0000] \"GET /api/v1/accounts/t-{tenant:03}/{route} HTTP/1.1\" {status} {} \"-\" \"{}\" 0.{ms:03} 10.0.{}.1:8080",
                 rng.below(250),
                 200 + rng.below(20_000),
-                AGENTS[rng.below(AGENTS.len() as u64) as usize],
+                pick(&mut rng, &AGENTS),
                 rng.below(4)
             )?;
         }

@@ -11,22 +11,26 @@ pub fn find_byte(b: u8, hay: &[u8]) -> Option<usize> {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGHS: u64 = 0x8080_8080_8080_8080;
     let pattern = ONES * u64::from(b);
+    // `rest` is always `hay` from `at` on.
     let mut at = 0;
-    while at + 8 <= hay.len() && at < 32 {
-        let mut word = [0u8; 8];
-        word.copy_from_slice(&hay[at..at + 8]);
-        let x = u64::from_le_bytes(word) ^ pattern;
+    let mut rest = hay;
+    while at < 32 {
+        let Some((word, tail)) = rest.split_first_chunk::<8>() else {
+            break;
+        };
+        let x = u64::from_le_bytes(*word) ^ pattern;
         // A zero byte in `x` is a match; the lowest flagged byte is the first.
         let found = x.wrapping_sub(ONES) & !x & HIGHS;
         if found != 0 {
             return Some(at + (found.trailing_zeros() / 8) as usize);
         }
         at += 8;
+        rest = tail;
     }
     if at < 32 {
-        return hay[at..].iter().position(|&c| c == b).map(|i| i + at);
+        return rest.iter().position(|&c| c == b).map(|i| i + at);
     }
-    memchr::memchr(b, &hay[at..]).map(|i| i + at)
+    memchr::memchr(b, rest).map(|i| i + at)
 }
 
 #[cfg(test)]

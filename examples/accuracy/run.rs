@@ -59,8 +59,9 @@ pub fn all(a: &Args, jobs: &[(&str, u64)]) -> Vec<DrawResult> {
                     "accuracy: {name} seed {seed}: {}",
                     if bad { "failures" } else { "ok" }
                 );
-                if let Ok(mut o) = out.lock() {
-                    o[k] = Some(r);
+                // `out` has a slot per job.
+                if let Some(slot) = out.lock().ok().as_mut().and_then(|o| o.get_mut(k)) {
+                    *slot = Some(r);
                 }
             });
         }
@@ -93,8 +94,9 @@ fn one(a: &Args, name: &str, seed: u64) -> DrawResult {
             return r;
         }
     };
-    let args: Vec<String> = truth["analyze_args"]
-        .as_array()
+    let args: Vec<String> = truth
+        .get("analyze_args")
+        .and_then(serde_json::Value::as_array)
         .into_iter()
         .flatten()
         .filter_map(|v| v.as_str().map(str::to_string))

@@ -117,15 +117,16 @@ fn main() -> ExitCode {
     };
     match gen::write(&g, &out, &gen::emit::Force::default()) {
         Ok(t) => {
-            let files = t["files"].as_object().map_or(0, |f| f.len());
+            let field = |k: &str| t.get(k).cloned().unwrap_or_default();
+            let files = field("files").as_object().map_or(0, |f| f.len());
             eprintln!(
                 "{name} seed {}: {} requests, {files} files in {}; incident {} onset {} recovered {}",
                 a.seed,
                 g.world.requests.len(),
                 out.display(),
-                t["incident"],
-                t["onset"],
-                t["recovered"]
+                field("incident"),
+                field("onset"),
+                field("recovered")
             );
             for p in &g.truth.problems {
                 eprintln!("  problem: {p}");

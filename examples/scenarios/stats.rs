@@ -101,13 +101,17 @@ fn q(v: &mut [f64]) -> String {
         return "-".into();
     }
     v.sort_by(f64::total_cmp);
-    let at = |p: f64| v[((v.len() - 1) as f64 * p).round() as usize];
+    // A rank inside the sorted values: `p` is 0 to 1.
+    let at = |p: f64| {
+        let rank = ((v.len() - 1) as f64 * p).round() as usize;
+        v.get(rank).copied().unwrap_or(0.0)
+    };
     format!(
         "{:.0}/{:.0}/{:.0}/{:.0}",
-        v[0],
+        at(0.0),
         at(0.5),
         at(0.9),
-        v[v.len() - 1]
+        at(1.0)
     )
 }
 

@@ -188,13 +188,14 @@ fn waits_us(by_sec: &Moments, quickest: f64) -> HashMap<i64, f64> {
         // moment has enough served requests.
         let (mut lo, mut hi) = (i, i);
         while n < MIN_MOMENT_SAMPLE {
+            let near = |j: usize| floors.get(j).map(|f| (j, f));
             let before = lo
                 .checked_sub(1)
-                .filter(|&j| s - floors[j].0 <= MAX_MOMENT_RADIUS);
-            let after =
-                Some(hi + 1).filter(|&j| j < floors.len() && floors[j].0 - s <= MAX_MOMENT_RADIUS);
-            let next = match (before, after) {
-                (Some(b), Some(a)) if s - floors[b].0 <= floors[a].0 - s => b,
+                .and_then(near)
+                .filter(|(_, f)| s - f.0 <= MAX_MOMENT_RADIUS);
+            let after = near(hi + 1).filter(|(_, f)| f.0 - s <= MAX_MOMENT_RADIUS);
+            let (next, floor) = match (before, after) {
+                (Some(b), Some(a)) if s - b.1 .0 <= a.1 .0 - s => b,
                 (Some(b), None) => b,
                 (_, Some(a)) => a,
                 (None, None) => break,
@@ -204,8 +205,8 @@ fn waits_us(by_sec: &Moments, quickest: f64) -> HashMap<i64, f64> {
             } else {
                 hi = next;
             }
-            pool.extend_from_slice(&floors[next].1);
-            n += floors[next].1.iter().map(|e| u64::from(e.1)).sum::<u64>();
+            pool.extend_from_slice(&floor.1);
+            n += floor.1.iter().map(|e| u64::from(e.1)).sum::<u64>();
         }
         waits.insert(*s, (lower_quantile(&mut pool) - quickest).max(0.0));
     }

@@ -54,6 +54,25 @@ pub enum Dim {
 
 impl Dim {
     pub const ALL: [Dim; 4] = [Dim::Tenant, Dim::Integration, Dim::Instance, Dim::Route];
+
+    /// This dimension's entry of a per-dimension table (kept in `ALL`'s order).
+    fn of<T>(self, table: &[T; 4]) -> &T {
+        let [tenant, integration, instance, route] = table;
+        match self {
+            Dim::Tenant => tenant,
+            Dim::Integration => integration,
+            Dim::Instance => instance,
+            Dim::Route => route,
+        }
+    }
+}
+
+/// Error and fatal records among one second's counts per level.
+fn errors(levels: &[u32; 6]) -> u32 {
+    [Level::Error, Level::Fatal]
+        .iter()
+        .filter_map(|l| levels.get(*l as usize))
+        .sum()
 }
 
 /// One metric series.
@@ -335,8 +354,8 @@ impl Aggregates {
             Some(cur) if cur == s => {}
             Some(cur) if s < cur => {
                 self.total.cell(s).add_hit(h, arrival, outcome);
-                for (d, id) in ids.into_iter().enumerate() {
-                    self.by_dim[d].cell(id, s).add_hit(h, arrival, outcome);
+                for (rows, id) in self.by_dim.iter_mut().zip(ids) {
+                    rows.cell(id, s).add_hit(h, arrival, outcome);
                 }
                 return;
             }
@@ -353,7 +372,11 @@ impl Aggregates {
         let (total, by_dim) = (&mut self.total, &mut self.by_dim);
         self.recent.drain(
             |s, c| total.entry(s).or_default().merge(c),
-            |d, s, row| by_dim[d].put_row(s, row),
+            |d, s, row| {
+                if let Some(rows) = by_dim.get_mut(d) {
+                    rows.put_row(s, row);
+                }
+            },
         );
     }
 
@@ -368,7 +391,9 @@ impl Aggregates {
                 banner,
             });
         }
-        self.levels.entry(s).or_default()[l.level as usize] += 1;
+        if let Some(n) = self.levels.entry(s).or_default().get_mut(l.level as usize) {
+            *n += 1;
+        }
         if l.signal == Some(Signal::Startup) {
             if let Some(inst) = l.instance.as_deref() {
                 self.ties.add(inst, &l.message);
@@ -473,8 +498,8 @@ impl Aggregates {
         for ((inst, s), c) in other.health {
             self.health.entry((id(inst), s)).or_default().merge(&c);
         }
-        for (d, rows) in other.by_dim.into_iter().enumerate() {
-            self.by_dim[d].merge(rows, id);
+        for (mine, rows) in self.by_dim.iter_mut().zip(other.by_dim) {
+            mine.merge(rows, id);
         }
         for ((t, i), n) in other.tenant_integration {
             *self.tenant_integration.entry((id(t), id(i))).or_insert(0) += n;
@@ -617,8 +642,11 @@ impl Aggregates {
     pub fn total_buckets(&self, span: Span, bucket: i64) -> Vec<Cell> {
         let n = (span.len() as i64 + bucket - 1) / bucket.max(1);
         let mut out = vec![Cell::default(); n.max(0) as usize];
+        // Seconds in the span fall in one of its `n` buckets.
         for (s, c) in self.total.range(span.start..span.end) {
-            out[((s - span.start) / bucket) as usize].merge(c);
+            if let Some(o) = out.get_mut(((s - span.start) / bucket) as usize) {
+                o.merge(c);
+            }
         }
         out
     }
@@ -628,8 +656,9 @@ impl Aggregates {
         let n = (span.len() as i64 + bucket - 1) / bucket.max(1);
         let mut out = vec![0u32; n.max(0) as usize];
         for (s, levels) in self.levels.range(span.start..span.end) {
-            out[((s - span.start) / bucket) as usize] +=
-                levels[Level::Error as usize] + levels[Level::Fatal as usize];
+            if let Some(o) = out.get_mut(((s - span.start) / bucket) as usize) {
+                *o += errors(levels);
+            }
         }
         out
     }
@@ -646,13 +675,15 @@ impl Aggregates {
     pub fn dim_series_many(&self, dim: Dim, values: &[&str], span: Span) -> Vec<Vec<Cell>> {
         let ids: Vec<Option<u32>> = values.iter().map(|v| self.names.get(v)).collect();
         let mut out = vec![vec![Cell::default(); span.len()]; values.len()];
-        self.by_dim[dim as usize].for_each_row(span.start, span.end, |s, row| {
-            for (k, id) in ids.iter().enumerate() {
-                if let Some(c) = id.and_then(|id| Rows::find(row, id)) {
-                    out[k][(s - span.start) as usize] = *c;
+        dim.of(&self.by_dim)
+            .for_each_row(span.start, span.end, |s, row| {
+                for (series, id) in out.iter_mut().zip(&ids) {
+                    let slot = series.get_mut((s - span.start) as usize);
+                    if let (Some(slot), Some(c)) = (slot, id.and_then(|id| Rows::find(row, id))) {
+                        *slot = *c;
+                    }
                 }
-            }
-        });
+            });
         out
     }
 
@@ -660,7 +691,7 @@ impl Aggregates {
     /// (unknown left out): when an instance joined and left the fleet.
     pub fn seen(&self, dim: Dim) -> BTreeMap<String, (i64, i64)> {
         let mut by_id: BTreeMap<u32, (i64, i64)> = BTreeMap::new();
-        for (id, s, c) in self.by_dim[dim as usize].iter() {
+        for (id, s, c) in dim.of(&self.by_dim).iter() {
             if id == 0 || c.requests == 0 {
                 continue;
             }
@@ -679,14 +710,17 @@ impl Aggregates {
         // Marks by id: every cell is looked at once, nothing is sorted but
         // the names.
         let mut seen = vec![false; self.names.len()];
-        for (id, _, _) in self.by_dim[dim as usize].iter() {
+        for (id, _, _) in dim.of(&self.by_dim).iter() {
             if let Some(s) = seen.get_mut(id as usize) {
                 *s = true;
             }
         }
-        let mut names: Vec<String> = (1..seen.len())
-            .filter(|&i| seen[i])
-            .map(|i| self.names.name(i as u32).to_string())
+        let mut names: Vec<String> = seen
+            .iter()
+            .enumerate()
+            .skip(1)
+            .filter(|&(_, &s)| s)
+            .map(|(i, _)| self.names.name(i as u32).to_string())
             .collect();
         names.sort();
         names
@@ -694,7 +728,7 @@ impl Aggregates {
 
     /// Whether any request named a value of `dim`.
     pub fn has_values(&self, dim: Dim) -> bool {
-        self.by_dim[dim as usize].iter().any(|(id, _, _)| id != 0)
+        dim.of(&self.by_dim).iter().any(|(id, _, _)| id != 0)
     }
 
     /// The integration that sent most of a tenant's requests.
@@ -721,9 +755,13 @@ impl Aggregates {
                 "" => "(unknown)".to_string(),
                 n => n.to_string(),
             };
-            by.entry(name)
-                .or_insert_with(|| vec![Cell::default(); span.len()])[(s - span.start) as usize]
-                .merge(c);
+            let series = by
+                .entry(name)
+                .or_insert_with(|| vec![Cell::default(); span.len()]);
+            // `s` is inside the span (checked above).
+            if let Some(cell) = series.get_mut((s - span.start) as usize) {
+                cell.merge(c);
+            }
         }
         by.into_iter().collect()
     }
@@ -750,8 +788,9 @@ impl Aggregates {
     pub fn error_logs(&self, span: Span) -> Vec<u32> {
         let mut out = vec![0; span.len()];
         for (s, levels) in self.levels.range(span.start..span.end) {
-            out[(s - span.start) as usize] =
-                levels[Level::Error as usize] + levels[Level::Fatal as usize];
+            if let Some(o) = out.get_mut((s - span.start) as usize) {
+                *o = errors(levels);
+            }
         }
         out
     }
@@ -827,7 +866,7 @@ impl Aggregates {
         if let Some(h) = cached {
             return h;
         }
-        let h = Arc::new(held::held_ms(self.by_dim[dim as usize].iter(), span));
+        let h = Arc::new(held::held_ms(dim.of(&self.by_dim).iter(), span));
         match self.held.lock() {
             Ok(mut m) => m.insert(key, Arc::clone(&h)),
             Err(p) => p.into_inner().insert(key, Arc::clone(&h)),
@@ -842,9 +881,9 @@ impl Aggregates {
         window: Span,
         baseline: Span,
     ) -> Result<Vec<DimStats>, AggregateError> {
-        let slot = &self.frames[dim as usize];
+        let slot = dim.of(&self.frames);
         if slot.get().is_none() {
-            let rows = &self.by_dim[dim as usize];
+            let rows = dim.of(&self.by_dim);
             let cells = rows.iter().filter(|(id, _, _)| *id != 0);
             // Another reader may have set it meanwhile: the same table.
             let _ = slot.set(table::dim_frame(cells, rows.len())?);
@@ -870,7 +909,9 @@ fn dense(span: Span, cells: impl Iterator<Item = (i64, Cell)>) -> Vec<Cell> {
     let mut out = vec![Cell::default(); span.len()];
     for (s, c) in cells {
         if s >= span.start && s < span.end {
-            out[(s - span.start) as usize] = c;
+            if let Some(o) = out.get_mut((s - span.start) as usize) {
+                *o = c;
+            }
         }
     }
     out

@@ -44,16 +44,19 @@ impl Recent {
     /// Add a request's arrival and/or outcome to the staged second.
     pub(super) fn add(&mut self, ids: [u32; DIMS], h: &Hit, arrival: bool, outcome: bool) {
         self.total.add_hit(h, arrival, outcome);
-        for (d, &id) in ids.iter().enumerate() {
-            let cells = &mut self.cells[d];
+        for ((cells, touched), id) in self.cells.iter_mut().zip(&mut self.touched).zip(ids) {
             let i = id as usize;
             if cells.len() <= i {
                 cells.resize(i + 1, Cell::default());
             }
-            if untouched(&cells[i]) {
-                self.touched[d].push(id);
+            // Resized above to hold `i`.
+            let Some(cell) = cells.get_mut(i) else {
+                continue;
+            };
+            if untouched(cell) {
+                touched.push(id);
             }
-            cells[i].add_hit(h, arrival, outcome);
+            cell.add_hit(h, arrival, outcome);
         }
     }
 
@@ -71,9 +74,8 @@ impl Recent {
         if !untouched(&t) {
             total(sec, &t);
         }
-        for d in 0..DIMS {
-            let cells = &mut self.cells[d];
-            let out: Vec<(u32, Cell)> = self.touched[d]
+        for (d, (cells, touched)) in self.cells.iter_mut().zip(&mut self.touched).enumerate() {
+            let out: Vec<(u32, Cell)> = touched
                 .drain(..)
                 .filter_map(|id| Some((id, std::mem::take(cells.get_mut(id as usize)?))))
                 .collect();

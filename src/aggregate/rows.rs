@@ -21,6 +21,9 @@ pub struct Rows {
 
 impl Rows {
     /// The cell of value `id` in second `sec`, made if missing.
+    // why: `i` is where the binary search found `id` or just inserted it,
+    // so it is inside `row`; a `get_mut` would need a cell to fall back on.
+    #[allow(clippy::indexing_slicing)]
     pub fn cell(&mut self, id: u32, sec: i64) -> &mut Cell {
         let row = self.rows.entry(sec).or_default();
         let i = match row.binary_search_by_key(&id, |(v, _)| *v) {
@@ -65,7 +68,8 @@ impl Rows {
     pub fn find(row: &[(u32, Cell)], id: u32) -> Option<&Cell> {
         row.binary_search_by_key(&id, |(v, _)| *v)
             .ok()
-            .map(|i| &row[i].1)
+            .and_then(|i| row.get(i))
+            .map(|(_, c)| c)
     }
 
     /// How many cells there are.

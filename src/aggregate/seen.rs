@@ -56,13 +56,21 @@ impl Seen {
     /// is noted for the inputs after this one.
     pub fn repeat(&mut self, id: u64) -> bool {
         if let Some(before) = &self.before {
-            if positions(id).all(|p| before[(p / 64) as usize] & (1 << (p % 64)) != 0) {
+            // Positions are below `BITS`, so their words are in the filter.
+            let set = |p: u64| {
+                before
+                    .get((p / 64) as usize)
+                    .is_some_and(|w| w & (1 << (p % 64)) != 0)
+            };
+            if positions(id).all(set) {
                 return true;
             }
         }
         let current = self.current.get_or_insert_with(empty);
         for p in positions(id) {
-            current[(p / 64) as usize] |= 1 << (p % 64);
+            if let Some(w) = current.get_mut((p / 64) as usize) {
+                *w |= 1 << (p % 64);
+            }
         }
         false
     }

@@ -169,17 +169,21 @@ pub fn dim_stats<'n>(
         int("b_busy")?,
         int("t_req")?,
     );
-    let mut stats: Vec<DimStats> = (0..ids.len())
-        .map(|i| DimStats {
-            value: name(ids[i]).to_string(),
-            window_held_ms: held(ids[i]).0,
-            baseline_held_ms: held(ids[i]).1,
-            window_requests: w_req[i],
-            window_failed: w_fail[i],
-            window_busy_ms: w_busy[i] as f64 / 1000.0,
-            baseline_requests: b_req[i],
-            baseline_busy_ms: b_busy[i] as f64 / 1000.0,
-            total_requests: t_req[i],
+    // Columns of one table: each has a row per id.
+    let at = |column: &[u64], i: usize| column.get(i).copied().unwrap_or(0);
+    let mut stats: Vec<DimStats> = ids
+        .iter()
+        .enumerate()
+        .map(|(i, &id)| DimStats {
+            value: name(id).to_string(),
+            window_held_ms: held(id).0,
+            baseline_held_ms: held(id).1,
+            window_requests: at(&w_req, i),
+            window_failed: at(&w_fail, i),
+            window_busy_ms: at(&w_busy, i) as f64 / 1000.0,
+            baseline_requests: at(&b_req, i),
+            baseline_busy_ms: at(&b_busy, i) as f64 / 1000.0,
+            total_requests: at(&t_req, i),
         })
         .collect();
     stats.sort_by(|a, b| a.value.cmp(&b.value));

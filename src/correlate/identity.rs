@@ -83,8 +83,9 @@ impl Identities {
     }
 
     fn root(&self, mut i: usize) -> usize {
-        while self.parent[i] != i {
-            i = self.parent[i];
+        // Parents are indices of `parent`: a miss ends the walk there.
+        while let Some(&p) = self.parent.get(i).filter(|&&p| p != i) {
+            i = p;
         }
         i
     }
@@ -111,7 +112,9 @@ impl Identities {
             // The smaller index stays the root: the same ties in any order
             // give the same classes.
             let (lo, hi) = (rx.min(ry), rx.max(ry));
-            self.parent[hi] = lo;
+            if let Some(p) = self.parent.get_mut(hi) {
+                *p = lo;
+            }
         }
     }
 
@@ -161,8 +164,10 @@ impl Identities {
             if served_ports > 1 {
                 continue;
             }
-            for n in &names[1..] {
-                self.tie(&names[0], n);
+            if let [first, rest @ ..] = names.as_slice() {
+                for n in rest {
+                    self.tie(first, n);
+                }
             }
         }
     }
@@ -173,9 +178,11 @@ impl Identities {
             return Vec::new();
         };
         let r = self.root(i);
-        (0..self.names.len())
-            .filter(|&j| self.root(j) == r)
-            .map(|j| self.names[j].as_str())
+        self.names
+            .iter()
+            .enumerate()
+            .filter(|&(j, _)| self.root(j) == r)
+            .map(|(_, n)| n.as_str())
             .collect::<BTreeSet<&str>>()
             .into_iter()
             .collect()
@@ -358,7 +365,7 @@ pub fn build(agg: &Aggregates, span: Span, identity_labels: &[String]) -> Identi
             }
         }
         for (i, (ka, va)) in labels.iter().enumerate() {
-            for (kb, vb) in &labels[i + 1..] {
+            for (kb, vb) in labels.iter().skip(i + 1) {
                 claims.claim(&format!("{metric} {ka} {kb}"), va, vb);
             }
         }

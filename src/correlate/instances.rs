@@ -358,8 +358,9 @@ impl InstanceHistory {
         let mut best: Vec<&Restart> = Vec::new();
         for (k, r) in kept.iter().enumerate() {
             let mut seen = BTreeSet::new();
-            let group: Vec<&Restart> = kept[k..]
+            let group: Vec<&Restart> = kept
                 .iter()
+                .skip(k)
                 .take_while(|o| o.down - r.down <= span)
                 .filter(|o| seen.insert(o.instance.as_str()))
                 .copied()

@@ -275,7 +275,9 @@ pub fn correlate(agg: &Aggregates, opts: &CorrelateOptions) -> Result<Analysis, 
         let rate = onset::base_rate(&counts, range.clone());
         let f = onset::count_flags(&counts, rate);
         for (s, e) in runs(&f, WINDOW) {
-            let peak = counts[s..e].iter().copied().fold(0.0, f64::max);
+            // Runs are inside the series.
+            let run = counts.get(s..e).unwrap_or_default();
+            let peak = run.iter().copied().fold(0.0, f64::max);
             if !Span::new(span.start + s as i64, span.start + e as i64)
                 .overlaps(&widen(window, onset::MERGE_GAP))
             {
@@ -287,7 +289,7 @@ pub fn correlate(agg: &Aggregates, opts: &CorrelateOptions) -> Result<Analysis, 
                 end: span.start + e as i64,
                 peak_rate: peak,
                 baseline_rate: rate,
-                first: cells[s].first,
+                first: cells.get(s).map(|c| c.first).unwrap_or_default(),
             });
         }
     }
@@ -295,11 +297,13 @@ pub fn correlate(agg: &Aggregates, opts: &CorrelateOptions) -> Result<Analysis, 
         .sort_by(|x, y| (x.start, &x.value).cmp(&(y.start, &y.value)));
 
     // Errors and latency onsets inside the window.
+    // The window is inside the span, whose seconds the flags and totals hold.
     let idx = |s: i64| (s - span.start) as usize;
+    let at = |f: &[bool], s: i64| f.get(idx(s)) == Some(&true);
     a.errors_start = (window.start..window.end)
-        .find(|&s| flags.errors[idx(s)])
-        .map(|s| (s, a.totals[idx(s)].first));
-    a.latency_start = (window.start..window.end).find(|&s| flags.latency[idx(s)]);
+        .find(|&s| at(&flags.errors, s))
+        .and_then(|s| Some((s, a.totals.get(idx(s))?.first)));
+    a.latency_start = (window.start..window.end).find(|&s| at(&flags.latency, s));
     a.health = health_state(&health, span, window, range);
     a.outages = outages(
         &a.totals,
@@ -585,8 +589,8 @@ fn symptom_flags(
     let mut errors = onset::share_flags(&failed, &done, share);
     // Nothing served while requests were expected is the worst error of all.
     let ok_rate = range_rate(&a.totals, range.clone(), |c| c.ok);
-    for (i, f) in no_success_flags(&a.totals, ok_rate).into_iter().enumerate() {
-        errors[i] |= f;
+    for (e, f) in errors.iter_mut().zip(no_success_flags(&a.totals, ok_rate)) {
+        *e |= f;
     }
     let latency = onset::latency_flags(&a.totals, range.clone());
     let mut other = vec![false; n];
@@ -596,7 +600,11 @@ fn symptom_flags(
     // queues as a matter of course (most of the time, the same robustness as a
     // median: an incident shorter than the baseline does not make it usual).
     let base_waiting = range.len().max(1) as f64;
-    let waiting_usual = a.pool.waiting_secs[range.clone()]
+    let waiting_usual = a
+        .pool
+        .waiting_secs
+        .get(range.clone())
+        .unwrap_or_default()
         .iter()
         .filter(|w| **w)
         .count() as f64
@@ -609,13 +617,15 @@ fn symptom_flags(
         &pool_logs,
         &with_traffic(&pool_logs, &a.totals, range.clone()),
     );
-    for i in 0..n {
-        other[i] = log_flags[i] || pool_flags[i] || (a.pool.waiting_secs[i] && !waiting_usual);
+    // Every per-second series here covers the span: the zips lose nothing.
+    let flagged = log_flags.iter().zip(&pool_flags).zip(&a.pool.waiting_secs);
+    for (o, ((log, pool), waiting)) in other.iter_mut().zip(flagged) {
+        *o = *log || *pool || (*waiting && !waiting_usual);
     }
     for (_, cells) in health {
-        for (i, c) in cells.iter().enumerate() {
+        for (o, c) in other.iter_mut().zip(cells) {
             if c.failed > 0 {
-                other[i] = true;
+                *o = true;
             }
         }
     }
@@ -647,7 +657,9 @@ fn symptom_flags(
         }
         for s in (e.first_ts.div_euclid(1000))..=(e.ts.div_euclid(1000)) {
             if span.contains(s) {
-                other[(s - span.start) as usize] = true;
+                if let Some(o) = other.get_mut((s - span.start) as usize) {
+                    *o = true;
+                }
             }
         }
     }
@@ -666,8 +678,13 @@ fn symptom_flags(
 fn with_traffic(counts: &[f64], totals: &[Cell], range: std::ops::Range<usize>) -> Vec<f64> {
     let rate = onset::base_rate(counts, range.clone());
     let r = range.start.min(counts.len())..range.end.min(counts.len());
-    let base_logs: f64 = counts[r.clone()].iter().sum();
-    let base_requests: f64 = totals[r].iter().map(|c| f64::from(c.requests)).sum();
+    let base_logs: f64 = counts.get(r.clone()).unwrap_or_default().iter().sum();
+    let base_requests: f64 = totals
+        .get(r)
+        .unwrap_or_default()
+        .iter()
+        .map(|c| f64::from(c.requests))
+        .sum();
     let per_request = if base_requests > 0.0 {
         base_logs / base_requests
     } else {
@@ -707,7 +724,8 @@ fn health_state(
     let mut h = HealthState::default();
     let mut base_means = Vec::new();
     for (_, cells) in health {
-        base_means.extend(cells[range.clone()].iter().filter_map(Cell::mean_ms));
+        let base = cells.get(range.clone()).unwrap_or_default();
+        base_means.extend(base.iter().filter_map(Cell::mean_ms));
     }
     h.baseline_median_ms = stats::median(&base_means);
     let w = rel(span, window);
@@ -750,13 +768,9 @@ fn no_success_flags(totals: &[Cell], ok_rate: f64) -> Vec<bool> {
     }
     let covered =
         coverage::request_coverage(&totals.iter().map(|c| c.requests).collect::<Vec<_>>());
-    let mut prefix = Vec::with_capacity(totals.len() + 1);
-    prefix.push(0.0);
-    for c in totals {
-        prefix.push(prefix[prefix.len() - 1] + f64::from(c.ok));
-    }
+    let prefix = stats::prefix_sums(totals.iter().map(|c| f64::from(c.ok)));
     let rate = |a: usize, b: usize| -> Option<f64> {
-        (b > a).then(|| (prefix[b] - prefix[a]) / (b - a) as f64)
+        (b > a).then(|| stats::range_sum(&prefix, a, b) / (b - a) as f64)
     };
     let zero: Vec<bool> = totals
         .iter()
@@ -780,8 +794,8 @@ fn no_success_flags(totals: &[Cell], ok_rate: f64) -> Vec<bool> {
             (None, None) => 0.0,
         };
         if local * (e - s) as f64 >= bar {
-            for f in &mut flags[s..e] {
-                *f = true;
+            if let Some(gap) = flags.get_mut(s..e) {
+                gap.fill(true);
             }
         }
     }

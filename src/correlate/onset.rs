@@ -8,7 +8,7 @@
 use crate::aggregate::{Cell, Span};
 
 use super::split::{self, Step};
-use super::stats::{forward_sums, mad, median, poisson_exceeds};
+use super::stats::{forward_sums, mad, median, poisson_exceeds, prefix_sums, range_sum};
 
 /// Seconds a window sums over: long enough to steady a rate, short enough
 /// to place an onset to the second after refinement.
@@ -43,18 +43,20 @@ pub struct Flags {
 
 impl Flags {
     pub fn symptom(&self, i: usize) -> bool {
-        self.errors[i] || self.latency[i] || self.other[i]
+        [&self.errors, &self.latency, &self.other]
+            .iter()
+            .any(|f| f.get(i) == Some(&true))
     }
 }
 
 /// Baseline of a count series: the robust rate per second.
 pub fn base_rate(counts: &[f64], baseline: std::ops::Range<usize>) -> f64 {
     let sums = forward_sums(counts, WINDOW);
-    let b = &sums[baseline.start
-        ..baseline
-            .end
-            .min(sums.len().saturating_sub(WINDOW - 1))
-            .max(baseline.start)];
+    let end = baseline
+        .end
+        .min(sums.len().saturating_sub(WINDOW - 1))
+        .max(baseline.start);
+    let b = sums.get(baseline.start..end).unwrap_or_default();
     if b.is_empty() {
         return 0.0;
     }
@@ -97,17 +99,22 @@ pub fn excess_flags(counts: &[f64], expected: &[f64]) -> Vec<bool> {
         let wanted = forward_sums(expected, w);
         // Seconds already judged for this length: each is looked at once.
         let mut judged = 0;
-        for (i, sum) in sums.iter().enumerate() {
-            if !poisson_exceeds(*sum, wanted[i]) {
+        for (i, (sum, want)) in sums.iter().zip(&wanted).enumerate() {
+            if !poisson_exceeds(*sum, *want) {
                 continue;
             }
             let to = (i + w).min(n);
-            for j in judged.max(i)..to {
+            let seconds = flags
+                .iter_mut()
+                .zip(&mut sharp)
+                .zip(counts.iter().zip(expected))
+                .take(to)
+                .skip(judged.max(i));
+            for ((flag, sharp), (count, e)) in seconds {
                 // Within a high window only the seconds above their own expectation count.
-                let e = expected[j];
-                if counts[j] > e + 2.0 * e.sqrt() {
-                    flags[j] = true;
-                    sharp[j] |= w == WINDOW;
+                if *count > e + 2.0 * e.sqrt() {
+                    *flag = true;
+                    *sharp |= w == WINDOW;
                 }
             }
             judged = judged.max(to);
@@ -124,40 +131,36 @@ pub fn excess_flags(counts: &[f64], expected: &[f64]) -> Vec<bool> {
 /// the longest window's length of it.
 fn refine_count_edges(flags: &mut [bool], sharp: &[bool], counts: &[f64], expected: &[f64]) {
     let n = flags.len();
-    let longest = EXCESS_WINDOWS[EXCESS_WINDOWS.len() - 1];
-    let prefix = |v: &mut dyn Iterator<Item = f64>| -> Vec<f64> {
-        let mut out = vec![0.0];
-        for x in v {
-            out.push(out[out.len() - 1] + x);
-        }
-        out
-    };
-    let pc = prefix(&mut counts.iter().copied());
+    let [.., longest] = EXCESS_WINDOWS;
+    let pc = prefix_sums(counts.iter().copied());
     // A floor on exposure, so that where nothing was expected the split is
     // on the count's own rate.
-    let pe = prefix(&mut expected.iter().map(|e| e.max(1e-3)));
+    let pe = prefix_sums(expected.iter().map(|e| e.max(1e-3)));
     let runs = super::runs(flags, MERGE_GAP as usize);
     for (s, e) in runs {
-        if !sharp[s] {
+        if sharp.get(s) != Some(&true) {
             let (a, b) = (s.saturating_sub(longest), (s + longest).min(e));
             if let Some(p) = split::best_split(&pc, &pe, a, b, Step::Up) {
-                flags[s.min(p)..s.max(p)]
-                    .iter_mut()
-                    .for_each(|f| *f = p < s);
+                set(flags, s.min(p)..s.max(p), p < s);
             }
         }
         let last = e - 1;
-        if !sharp[last] {
+        if sharp.get(last) != Some(&true) {
             let (a, b) = (
                 (last + 1).saturating_sub(longest).max(s),
                 (last + 1 + longest).min(n),
             );
             if let Some(p) = split::best_split(&pc, &pe, a, b, Step::Down) {
-                flags[e.min(p)..e.max(p)]
-                    .iter_mut()
-                    .for_each(|f| *f = p > e);
+                set(flags, e.min(p)..e.max(p), p > e);
             }
         }
+    }
+}
+
+/// Set the flags of seconds `range` (runs and splits are inside the span).
+fn set(flags: &mut [bool], range: std::ops::Range<usize>, value: bool) {
+    if let Some(f) = flags.get_mut(range) {
+        f.fill(value);
     }
 }
 
@@ -167,8 +170,8 @@ fn refine_count_edges(flags: &mut [bool], sharp: &[bool], counts: &[f64], expect
 /// failures expected with it; only a rising share is a symptom.
 pub fn failure_share(failed: &[f64], done: &[f64], baseline: std::ops::Range<usize>) -> f64 {
     let b = baseline.start.min(failed.len())..baseline.end.min(failed.len());
-    let f: f64 = failed[b.clone()].iter().sum();
-    let d: f64 = done[b].iter().sum();
+    let f: f64 = failed.get(b.clone()).unwrap_or_default().iter().sum();
+    let d: f64 = done.get(b).unwrap_or_default().iter().sum();
     if d > 0.0 {
         f / d
     } else {
@@ -198,16 +201,13 @@ pub const LATENCY_WINDOW_MAX: usize = 300;
 /// [`LATENCY_WINDOW_MAX`] allows.
 fn latency_windows(timed: &[f64]) -> Vec<usize> {
     let n = timed.len();
-    let mut prefix = Vec::with_capacity(n + 1);
-    prefix.push(0.0);
-    for t in timed {
-        prefix.push(prefix[prefix.len() - 1] + t);
-    }
+    let prefix = prefix_sums(timed.iter().copied());
     let mut end = 0;
     (0..n)
         .map(|i| {
             end = end.max((i + WINDOW).min(n));
-            while end < n.min(i + LATENCY_WINDOW_MAX) && prefix[end] - prefix[i] < LATENCY_MIN_TIMED
+            while end < n.min(i + LATENCY_WINDOW_MAX)
+                && range_sum(&prefix, i, end) < LATENCY_MIN_TIMED
             {
                 end += 1;
             }
@@ -222,25 +222,27 @@ fn latency_windows(timed: &[f64]) -> Vec<usize> {
 /// and at least double.
 pub fn latency_flags(cells: &[Cell], baseline: std::ops::Range<usize>) -> Vec<bool> {
     let n = cells.len();
-    let busy: Vec<f64> = cells.iter().map(Cell::busy_ms).collect();
     let timed: Vec<f64> = cells.iter().map(|c| f64::from(c.timed)).collect();
     let ends = latency_windows(&timed);
-    let (mut pb, mut pt) = (vec![0.0; n + 1], vec![0.0; n + 1]);
-    for i in 0..n {
-        pb[i + 1] = pb[i] + busy[i];
-        pt[i + 1] = pt[i] + timed[i];
-    }
-    let means: Vec<f64> = (0..n)
-        .map(|i| {
-            let t = pt[ends[i]] - pt[i];
+    let pb = prefix_sums(cells.iter().map(Cell::busy_ms));
+    let pt = prefix_sums(timed.iter().copied());
+    // Second i's window is [i, ends[i]).
+    let means: Vec<f64> = ends
+        .iter()
+        .enumerate()
+        .map(|(i, &end)| {
+            let t = range_sum(&pt, i, end);
             if t > 0.0 {
-                (pb[ends[i]] - pb[i]) / t
+                range_sum(&pb, i, end) / t
             } else {
                 f64::NAN
             }
         })
         .collect();
-    let base: Vec<f64> = means[baseline.start.min(n)..baseline.end.min(n)].to_vec();
+    let base: Vec<f64> = means
+        .get(baseline.start.min(n)..baseline.end.min(n))
+        .unwrap_or_default()
+        .to_vec();
     let med = median(&base);
     if med <= 0.0 {
         return vec![false; n];
@@ -251,15 +253,15 @@ pub fn latency_flags(cells: &[Cell], baseline: std::ops::Range<usize>) -> Vec<bo
     // Seconds already judged: windows only move forward, so each second is
     // looked at once.
     let mut judged = 0;
-    for (i, mean) in means.iter().enumerate() {
+    for (i, (mean, &end)) in means.iter().zip(&ends).enumerate() {
         if *mean > threshold {
             let from = judged.max(i);
-            for (f, c) in flags[from..ends[i]].iter_mut().zip(&cells[from..ends[i]]) {
+            for (f, c) in flags.iter_mut().zip(cells).take(end).skip(from) {
                 if c.mean_ms().is_some_and(|m| m > threshold) {
                     *f = true;
                 }
             }
-            judged = judged.max(ends[i]);
+            judged = judged.max(end);
         }
     }
     // Hysteresis: a slowdown that crossed the high threshold began, and
@@ -279,10 +281,12 @@ pub fn latency_flags(cells: &[Cell], baseline: std::ops::Range<usize>) -> Vec<bo
     let rev: Vec<f64> = timed.iter().rev().copied().collect();
     let mut starts: Vec<usize> = latency_windows(&rev).into_iter().map(|e| n - e).collect();
     starts.reverse();
-    let back: Vec<Option<bool>> = (0..n)
-        .map(|i| {
-            let t = pt[i + 1] - pt[starts[i]];
-            (t > 0.0).then(|| (pb[i + 1] - pb[starts[i]]) / t > weak)
+    let back: Vec<Option<bool>> = starts
+        .iter()
+        .enumerate()
+        .map(|(i, &start)| {
+            let t = range_sum(&pt, start, i + 1);
+            (t > 0.0).then(|| range_sum(&pb, start, i + 1) / t > weak)
         })
         .collect();
     extend(&mut flags, &back, &above);
@@ -296,31 +300,28 @@ pub fn latency_flags(cells: &[Cell], baseline: std::ops::Range<usize>) -> Vec<bo
 /// end) within a window's length either side of it.
 fn refine_edges(flags: &mut [bool], pb: &[f64], pt: &[f64], ends: &[usize], starts: &[usize]) {
     let n = flags.len();
+    // `ends` and `starts` have an entry per second of `flags`.
     for (s, e) in super::runs(flags, 0) {
-        let len = ends[s] - s;
+        let len = ends.get(s).map_or(0, |end| end - s);
         if len <= WINDOW {
             continue;
         }
         let (a, b) = (s.saturating_sub(len), (s + len).min(n));
         if let Some(p) = split::best_split(pb, pt, a, b, Step::Up) {
             let p = p.min(e);
-            flags[s.min(p)..s.max(p)]
-                .iter_mut()
-                .for_each(|f| *f = p < s);
+            set(flags, s.min(p)..s.max(p), p < s);
         }
     }
     for (s, e) in super::runs(flags, 0) {
         let last = e - 1;
-        let len = last + 1 - starts[last];
+        let len = starts.get(last).map_or(0, |start| last + 1 - start);
         if len <= WINDOW {
             continue;
         }
         let (a, b) = ((last + 1).saturating_sub(len), (last + 1 + len).min(n));
         if let Some(p) = split::best_split(pb, pt, a, b, Step::Down) {
             let p = p.max(s);
-            flags[e.min(p)..e.max(p)]
-                .iter_mut()
-                .for_each(|f| *f = p > e);
+            set(flags, e.min(p)..e.max(p), p > e);
         }
     }
 }
@@ -331,25 +332,23 @@ fn refine_edges(flags: &mut [bool], pb: &[f64], pt: &[f64], ends: &[usize], star
 /// windows that end at the second, so that a window reaching into the run
 /// does not carry it back before its start.)
 pub fn extend(flags: &mut [bool], back: &[Option<bool>], above: &[Option<bool>]) {
-    let n = flags.len();
-    let starts: Vec<usize> = (0..n)
-        .filter(|&i| flags[i] && (i == 0 || !flags[i - 1]))
+    let flagged = |i: usize| flags.get(i) == Some(&true);
+    let starts: Vec<usize> = (0..flags.len())
+        .filter(|&i| flagged(i) && (i == 0 || !flagged(i - 1)))
         .collect();
-    let ends: Vec<usize> = (0..n)
-        .filter(|&i| flags[i] && (i + 1 == n || !flags[i + 1]))
+    let ends: Vec<usize> = (0..flags.len())
+        .filter(|&i| flagged(i) && !flagged(i + 1))
         .collect();
     for s in starts {
-        let mut i = s;
         let mut first = s;
-        while i > 0 {
-            i -= 1;
-            match back[i] {
+        for (i, b) in back.iter().enumerate().take(s).rev() {
+            match b {
                 Some(true) => first = i,
                 Some(false) => break,
                 None => {}
             }
         }
-        flags[first..s].iter_mut().for_each(|f| *f = true);
+        set(flags, first..s, true);
     }
     for e in ends {
         let mut last = e;
@@ -360,7 +359,7 @@ pub fn extend(flags: &mut [bool], back: &[Option<bool>], above: &[Option<bool>])
                 None => {}
             }
         }
-        flags[e..=last].iter_mut().for_each(|f| *f = true);
+        set(flags, e..last + 1, true);
     }
 }
 
@@ -383,7 +382,9 @@ pub fn find(span: Span, flags: &Flags) -> Option<Incident> {
     // double (a failed request is worse than a slow one).
     let weight = |c: &(usize, usize, usize)| -> usize {
         (c.0..=c.1)
-            .map(|i| usize::from(flags.symptom(i)) + usize::from(flags.errors[i]))
+            .map(|i| {
+                usize::from(flags.symptom(i)) + usize::from(flags.errors.get(i) == Some(&true))
+            })
             .sum()
     };
     let qualifying: Vec<(usize, usize, usize)> = clusters
@@ -407,30 +408,35 @@ pub fn find(span: Span, flags: &Flags) -> Option<Incident> {
         let shorter = (a.1 - a.0 + 1).min(b.1 - b.0 + 1);
         gap <= shorter
     };
-    let (mut lo, mut hi) = (best, best);
+    // The incident grows from the worst cluster over its neighbours, nearest first.
+    let (before, from_best) = qualifying.split_at_checked(best)?;
+    let (mut whole, after) = match from_best {
+        [worst, after @ ..] => (*worst, after),
+        [] => return None,
+    };
+    let (mut before, mut after) = (before.iter().rev().peekable(), after.iter().peekable());
     loop {
         let mut grew = false;
-        let whole = (qualifying[lo].0, qualifying[hi].1, 0);
-        if lo > 0 && joins(&qualifying[lo - 1], &whole) {
-            lo -= 1;
+        if let Some(prev) = before.next_if(|prev| joins(prev, &whole)) {
+            whole.0 = prev.0;
             grew = true;
         }
-        let whole = (qualifying[lo].0, qualifying[hi].1, 0);
-        if hi + 1 < qualifying.len() && joins(&whole, &qualifying[hi + 1]) {
-            hi += 1;
+        if let Some(next) = after.next_if(|next| joins(&whole, next)) {
+            whole.1 = next.1;
             grew = true;
         }
         if !grew {
             break;
         }
     }
-    let (first, last) = (qualifying[lo].0, qualifying[hi].1);
+    let (first, last) = (whole.0, whole.1);
     let mut onset = first;
     for cause in &flags.causes {
         // The cause's latest second at or before the first symptom, no more
         // than a merge gap before it.
         let lo = first.saturating_sub(MERGE_GAP as usize);
-        let Some(latest) = (lo..=first).rev().find(|&i| cause[i]) else {
+        let caused = |i: usize| cause.get(i) == Some(&true);
+        let Some(latest) = (lo..=first).rev().find(|&i| caused(i)) else {
             continue;
         };
         // Walk back through its run, bridging gaps no longer than a window.
@@ -438,7 +444,7 @@ pub fn find(span: Span, flags: &Flags) -> Option<Incident> {
         let mut i = latest;
         while i > 0 && start - (i - 1) <= WINDOW {
             i -= 1;
-            if cause[i] {
+            if caused(i) {
                 start = i;
             }
         }

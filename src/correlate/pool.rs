@@ -72,7 +72,8 @@ impl PoolState {
     pub fn first_saturated(&self, span: Span, within: Span) -> Option<i64> {
         (within.start.max(span.start)..within.end.min(span.end)).find(|s| {
             let i = (s - span.start) as usize;
-            self.saturated_secs[i] || self.log_lines[i] > 0
+            self.saturated_secs.get(i) == Some(&true)
+                || self.log_lines.get(i).is_some_and(|c| *c > 0)
         })
     }
 }
@@ -94,8 +95,8 @@ pub fn pool_state(agg: &Aggregates, span: Span, ids: &Identities) -> PoolState {
             .unwrap_or_default();
         let e = by_instance.entry(key).or_insert([None, None, None]);
         // Several series of one role on one instance (pools): keep the first by key.
-        if e[slot].is_none() {
-            e[slot] = Some(s);
+        if let Some(kept) = e.get_mut(slot).filter(|kept| kept.is_none()) {
+            *kept = Some(s);
         }
     }
     let mut state = PoolState {
@@ -117,8 +118,9 @@ pub fn pool_state(agg: &Aggregates, span: Span, ids: &Identities) -> PoolState {
         });
         let value_at = |series: Option<&crate::aggregate::Series>, t: Millis| -> Option<f64> {
             let pts = &series?.points;
-            let i = pts.partition_point(|p| p.0 <= t);
-            (i > 0 && t - pts[i - 1].0 <= step).then(|| pts[i - 1].1)
+            // The last point at or before `t`.
+            let &(at, v) = pts.get(pts.partition_point(|p| p.0 <= t).checked_sub(1)?)?;
+            (t - at <= step).then_some(v)
         };
         let mut runs: Vec<(Millis, Millis)> = Vec::new();
         let mut peak_in_use: f64 = 0.0;
@@ -138,8 +140,8 @@ pub fn pool_state(agg: &Aggregates, span: Span, ids: &Identities) -> PoolState {
             let waits = wait.is_some_and(|w| w > 0.0);
             if waits {
                 for s in t.div_euclid(1000)..(t + step).div_euclid(1000) {
-                    if span.contains(s) {
-                        state.waiting_secs[(s - span.start) as usize] = true;
+                    if let Some(w) = second(span, s).and_then(|i| state.waiting_secs.get_mut(i)) {
+                        *w = true;
                     }
                 }
             }
@@ -152,8 +154,8 @@ pub fn pool_state(agg: &Aggregates, span: Span, ids: &Identities) -> PoolState {
         }
         for &(a, b) in &runs {
             for s in (a.div_euclid(1000))..(b.div_euclid(1000)) {
-                if span.contains(s) {
-                    state.saturated_secs[(s - span.start) as usize] = true;
+                if let Some(w) = second(span, s).and_then(|i| state.saturated_secs.get_mut(i)) {
+                    *w = true;
                 }
             }
         }
@@ -173,8 +175,8 @@ pub fn pool_state(agg: &Aggregates, span: Span, ids: &Identities) -> PoolState {
     }
     let mut log_instances = Vec::new();
     for (inst, s, c) in agg.signal_counts(Signal::PoolExhausted) {
-        if span.contains(s) {
-            state.log_lines[(s - span.start) as usize] += c.count;
+        if let Some(n) = second(span, s).and_then(|i| state.log_lines.get_mut(i)) {
+            *n += c.count;
         }
         let inst = if inst.is_empty() {
             inst
@@ -190,11 +192,19 @@ pub fn pool_state(agg: &Aggregates, span: Span, ids: &Identities) -> PoolState {
     state
 }
 
+/// Second `s`'s place in the per-second series of `span`, if it is in it.
+fn second(span: Span, s: i64) -> Option<usize> {
+    span.contains(s).then(|| (s - span.start) as usize)
+}
+
 /// The usual interval between samples (ms), 15 s when unknown.
 fn sample_step(points: &[(Millis, f64)]) -> Millis {
     let gaps: Vec<f64> = points
         .windows(2)
-        .map(|w| (w[1].0 - w[0].0) as f64)
+        .filter_map(|w| match w {
+            [a, b] => Some((b.0 - a.0) as f64),
+            _ => None,
+        })
         .filter(|g| *g > 0.0)
         .collect();
     if gaps.is_empty() {

@@ -89,19 +89,22 @@ pub fn clusters(agg: &Aggregates, span: Span, bucket: i64) -> Vec<Cluster> {
         );
         let s = e.ts.div_euclid(1000);
         if marks && span.contains(s) {
-            events[((s - span.start) / bucket) as usize] += e.count.max(1);
+            if let Some(n) = events.get_mut(((s - span.start) / bucket) as usize) {
+                *n += e.count.max(1);
+            }
         }
     }
     let local = (LOCAL_BASELINE_S / bucket).max(6) as usize;
     let mut out: Vec<Cluster> = Vec::new();
-    for i in 0..cells.len() {
+    // One bucket of each per bucket of the span.
+    for (i, ((cell, log), events)) in cells.iter().zip(&logs).zip(&events).enumerate() {
         let from = i.saturating_sub(local);
         let sev = bucket_severity(
-            &cells[from..i],
-            &logs[from..i],
-            cells[i],
-            logs[i],
-            events[i],
+            cells.get(from..i).unwrap_or_default(),
+            logs.get(from..i).unwrap_or_default(),
+            *cell,
+            *log,
+            *events,
         );
         if sev <= 0.0 {
             continue;

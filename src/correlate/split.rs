@@ -8,6 +8,8 @@
 //! of seconds. Out: the second at which the mean changes, if it does in the
 //! asked direction.
 
+use super::stats::range_sum;
+
 /// Which way the mean moves at the split.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Step {
@@ -24,14 +26,14 @@ pub fn best_split(busy: &[f64], timed: &[f64], a: usize, b: usize, step: Step) -
     let b = b.min(timed.len().saturating_sub(1));
     let mut best: Option<(f64, usize)> = None;
     for p in (a + 1)..b {
-        if timed[p + 1] - timed[p] <= 0.0 {
+        if range_sum(timed, p, p + 1) <= 0.0 {
             continue;
         }
-        let (n1, n2) = (timed[p] - timed[a], timed[b] - timed[p]);
+        let (n1, n2) = (range_sum(timed, a, p), range_sum(timed, p, b));
         if n1 <= 0.0 || n2 <= 0.0 {
             continue;
         }
-        let (m1, m2) = ((busy[p] - busy[a]) / n1, (busy[b] - busy[p]) / n2);
+        let (m1, m2) = (range_sum(busy, a, p) / n1, range_sum(busy, p, b) / n2);
         let moved = match step {
             Step::Up => m2 > m1,
             Step::Down => m2 < m1,

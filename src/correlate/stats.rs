@@ -8,11 +8,13 @@ pub fn median(v: &[f64]) -> f64 {
         return 0.0;
     }
     s.sort_by(f64::total_cmp);
-    let n = s.len();
-    if n % 2 == 1 {
-        s[n / 2]
+    // `s` is not empty, so `mid` is in it, and so is `mid - 1` when the length is even.
+    let mid = s.len() / 2;
+    let at = |i: usize| s.get(i).copied().unwrap_or(0.0);
+    if s.len() % 2 == 1 {
+        at(mid)
     } else {
-        (s[n / 2 - 1] + s[n / 2]) / 2.0
+        (at(mid - 1) + at(mid)) / 2.0
     }
 }
 
@@ -36,17 +38,36 @@ pub fn poisson_exceeds(observed: f64, expected: f64) -> bool {
 
 /// Sums over the forward window `[i, i + w)` for each `i`.
 pub fn forward_sums(v: &[f64], w: usize) -> Vec<f64> {
-    let n = v.len();
-    let mut out = vec![0.0; n];
+    let mut out = vec![0.0; v.len()];
     let mut acc = 0.0;
-    for i in (0..n).rev() {
-        acc += v[i];
-        if i + w < n {
-            acc -= v[i + w];
+    for (i, (o, x)) in out.iter_mut().zip(v).enumerate().rev() {
+        acc += x;
+        if let Some(gone) = v.get(i + w) {
+            acc -= gone;
         }
-        out[i] = acc;
+        *o = acc;
     }
     out
+}
+
+/// Prefix sums of `v`: `out[k]` is the sum of the first `k` values (one
+/// longer than `v`, starting at zero).
+pub fn prefix_sums(v: impl IntoIterator<Item = f64>) -> Vec<f64> {
+    std::iter::once(0.0)
+        .chain(v.into_iter().scan(0.0, |acc, x| {
+            *acc += x;
+            Some(*acc)
+        }))
+        .collect()
+}
+
+/// The sum of values `[a, b)` from their [`prefix_sums`]; zero for a range
+/// that is not inside them.
+pub fn range_sum(prefix: &[f64], a: usize, b: usize) -> f64 {
+    match (prefix.get(a), prefix.get(b)) {
+        (Some(lo), Some(hi)) => hi - lo,
+        _ => 0.0,
+    }
 }
 
 /// The value at quantile `q` (0..=1) by nearest rank.
@@ -56,8 +77,9 @@ pub fn quantile(v: &[f64], q: f64) -> f64 {
         return 0.0;
     }
     s.sort_by(f64::total_cmp);
+    // With `q` clamped, the rank is inside `s`.
     let idx = ((s.len() as f64 - 1.0) * q.clamp(0.0, 1.0)).round() as usize;
-    s[idx]
+    s.get(idx).copied().unwrap_or(0.0)
 }
 
 #[cfg(test)]

@@ -194,20 +194,20 @@ pub fn build(a: &Analysis) -> Vec<TimelineEntry> {
 
     if let Some((s, o)) = a.errors_start {
         let span = a.span.unwrap_or(window);
-        let i = (s - span.start) as usize;
-        let cell = a.totals[i];
+        // The onset is a second of the span, which `totals` covers.
+        let from = a
+            .totals
+            .get((s - span.start) as usize..)
+            .unwrap_or_default();
         // The failure rate is judged on windows, so its first second may
         // hold none: the minute from it says how many.
-        let text = if cell.failed > 0 {
+        let text = if let Some(cell) = from.first().filter(|c| c.failed > 0) {
             format!(
                 "Requests start failing ({} failed in that second)",
                 cell.failed
             )
         } else {
-            let minute: u32 = a.totals[i..(i + 60).min(a.totals.len())]
-                .iter()
-                .map(|c| c.failed)
-                .sum();
+            let minute: u32 = from.iter().take(60).map(|c| c.failed).sum();
             format!("Requests start failing ({minute} failed in the minute from then)")
         };
         out.push(TimelineEntry {
@@ -228,12 +228,11 @@ pub fn build(a: &Analysis) -> Vec<TimelineEntry> {
     let total = a.fleet.len();
     let mut i = 0;
     let mut groups = 0;
-    while i < restarts.len() {
-        let first = restarts[i].down;
+    while let Some(rest @ [head, ..]) = restarts.get(i..) {
+        let first = head.down;
         if groups == RESTART_GROUPS_LISTED {
             // A crash loop restarts the same instances for an hour: the
             // first rounds tell how it went, the rest is one line.
-            let rest = &restarts[i..];
             let mut names: Vec<String> = rest.iter().map(|r| a.ids.display(&r.instance)).collect();
             names.sort_unstable();
             names.dedup();
@@ -252,7 +251,7 @@ pub fn build(a: &Analysis) -> Vec<TimelineEntry> {
             break;
         }
         groups += 1;
-        let group: Vec<&&super::Restart> = restarts[i..]
+        let group: Vec<&&super::Restart> = rest
             .iter()
             .take_while(|r| r.down - first <= SYNC_WINDOW_MS)
             .collect();

@@ -74,22 +74,21 @@ pub fn changes(banners: &[BannerSeen], inputs: &[String]) -> Vec<InfraEvent> {
     let mut rollouts: Vec<Vec<&Move<'_>>> = Vec::new();
     for m in &moves {
         let same = rollouts.iter_mut().rev().find(|r| {
-            let first = r[0];
-            first.service == m.service
-                && first.from == m.from
-                && first.to == m.to
-                && r.last().is_some_and(|l| m.ts - l.ts <= ROLLOUT_GAP_MS)
+            r.first().is_some_and(|first| {
+                first.service == m.service && first.from == m.from && first.to == m.to
+            }) && r.last().is_some_and(|l| m.ts - l.ts <= ROLLOUT_GAP_MS)
         });
         match same {
             Some(r) => r.push(m),
             None => rollouts.push(vec![m]),
         }
     }
-    rollouts.iter().map(|r| event(r)).collect()
+    rollouts.iter().filter_map(|r| event(r)).collect()
 }
 
-fn event(rollout: &[&Move<'_>]) -> InfraEvent {
-    let first = rollout[0];
+/// A rollout's event; a rollout has a first move (`None` for none).
+fn event(rollout: &[&Move<'_>]) -> Option<InfraEvent> {
+    let first = *rollout.first()?;
     let mut instances: Vec<&str> = rollout.iter().map(|m| m.instance.as_str()).collect();
     instances.sort_unstable();
     instances.dedup();
@@ -97,7 +96,7 @@ fn event(rollout: &[&Move<'_>]) -> InfraEvent {
         [one] => format!("on {one}"),
         many => format!("on {} instances ({})", many.len(), many.join(", ")),
     };
-    InfraEvent {
+    Some(InfraEvent {
         ts: first.ts,
         first_ts: first.ts,
         origin: first.origin,
@@ -116,7 +115,7 @@ fn event(rollout: &[&Move<'_>]) -> InfraEvent {
         ),
         count: rollout.len() as u32,
         members: Vec::new(),
-    }
+    })
 }
 
 #[cfg(test)]

@@ -78,25 +78,31 @@ pub struct Fields<'a> {
 }
 
 impl<'a> Fields<'a> {
+    // `values` has a slot per role, so the `get`s below never miss (and
+    // the compiler drops their checks).
     pub fn get(&self, role: Role) -> Option<&str> {
-        self.values[role.index()].as_deref()
+        self.values.get(role.index())?.as_deref()
     }
 
     pub fn set(&mut self, role: Role, value: Cow<'a, str>) {
-        self.values[role.index()] = Some(value);
+        if let Some(slot) = self.values.get_mut(role.index()) {
+            *slot = Some(value);
+        }
     }
 
     pub fn clear(&mut self, role: Role) {
-        self.values[role.index()] = None;
+        if let Some(slot) = self.values.get_mut(role.index()) {
+            *slot = None;
+        }
     }
 
     /// The role's value, moved out (it keeps the line's lifetime).
     pub fn take(&mut self, role: Role) -> Option<Cow<'a, str>> {
-        self.values[role.index()].take()
+        self.values.get_mut(role.index())?.take()
     }
 
     pub fn has(&self, role: Role) -> bool {
-        self.values[role.index()].is_some()
+        self.values.get(role.index()).is_some_and(Option::is_some)
     }
 
     /// Why the record has no time, if it has none: no timestamp field (a
@@ -112,9 +118,11 @@ impl<'a> Fields<'a> {
 
     /// Every role that has a value, in role order.
     pub fn iter(&self) -> impl Iterator<Item = (Role, &str)> {
+        // `Role::ALL` is in index order.
         Role::ALL
             .into_iter()
-            .filter_map(|r| self.values[r.index()].as_deref().map(|v| (r, v)))
+            .zip(&self.values)
+            .filter_map(|(r, v)| v.as_deref().map(|v| (r, v)))
     }
 
     /// Every label, in the order they were set.
@@ -135,16 +143,14 @@ impl<'a> Fields<'a> {
 
     /// The same fields, owning their text.
     pub fn into_owned(self) -> Fields<'static> {
-        let mut out = Fields::default();
-        for (i, v) in self.values.into_iter().enumerate() {
-            out.values[i] = v.map(|c| Cow::Owned(c.into_owned()));
+        Fields {
+            values: self.values.map(|v| v.map(|c| Cow::Owned(c.into_owned()))),
+            labels: self
+                .labels
+                .into_iter()
+                .map(|(k, v)| (Cow::Owned(k.into_owned()), Cow::Owned(v.into_owned())))
+                .collect(),
         }
-        out.labels = self
-            .labels
-            .into_iter()
-            .map(|(k, v)| (Cow::Owned(k.into_owned()), Cow::Owned(v.into_owned())))
-            .collect();
-        out
     }
 }
 
@@ -270,7 +276,12 @@ impl Format {
             def,
             file: file.to_string(),
             template_resume: std::iter::once(0)
-                .chain(templates.windows(2).map(|w| w[1].resume_after(&w[0])))
+                .chain(
+                    templates
+                        .iter()
+                        .zip(templates.iter().skip(1))
+                        .map(|(a, b)| b.resume_after(a)),
+                )
                 .collect(),
             templates,
             patterns,
@@ -311,9 +322,10 @@ impl Format {
         // Templates are tried in order; one that shares its first parts
         // with the one before goes on from where that one got to.
         let mut carry: Option<usize> = None;
-        for (i, t) in self.templates.iter().enumerate() {
+        // `template_resume` has one entry per template.
+        for (i, (t, &resume)) in self.templates.iter().zip(&self.template_resume).enumerate() {
             let (from, pos) = match carry.take() {
-                Some(pos) => (self.template_resume[i], pos),
+                Some(pos) => (resume, pos),
                 None if i == 0 => (0, 0),
                 None => {
                     *fields = Fields::default();
@@ -799,8 +811,11 @@ pub fn envelope_records(item: &Value) -> Vec<Cow<'_, Value>> {
         (Some(_), Some(values)) if values.iter().all(Value::is_array) => values
             .iter()
             .map(|v| {
+                // `item` has a `stream`, so is an object.
                 let mut one = item.clone();
-                one["values"] = v.clone();
+                if let Some(fields) = one.as_object_mut() {
+                    fields.insert("values".to_string(), v.clone());
+                }
                 Cow::Owned(one)
             })
             .collect(),

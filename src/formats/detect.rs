@@ -57,7 +57,10 @@ pub fn detect(cat: &Catalogue, head: &[String]) -> (Option<Detection>, Vec<(usiz
             }
         })
         .collect();
-    let generic = |i: &usize| cat.formats[*i].def.kind == DefinitionKind::Generic;
+    let generic = |i: &usize| {
+        let f = cat.formats.get(*i);
+        f.is_some_and(|f| f.def.kind == DefinitionKind::Generic)
+    };
     let json_ref = &json;
     let score_of = |stacks: bool| move |i: usize| (i, score(cat, i, head, json_ref, mode, stacks));
     let mut scores: Vec<(usize, f64)> = (0..cat.formats.len())
@@ -90,13 +93,13 @@ pub fn detect(cat: &Catalogue, head: &[String]) -> (Option<Detection>, Vec<(usiz
         // the rest its messages); a stray line or two (under one in twenty)
         // does not make an access log an application's.
         let rest = (1.0 - score).max(0.0) * lines as f64;
-        let log_requests = cat.formats[format].def.produces == Produces::Request
+        let produces =
+            |i: usize, p: Produces| cat.formats.get(i).is_some_and(|f| f.def.produces == p);
+        let log_requests = produces(format, Produces::Request)
             && score < ACCESS_SHARE
             && read.iter().any(|&(j, n)| {
                 let n = n as f64;
-                cat.formats[j].def.produces == Produces::Log
-                    && n >= 0.5 * rest
-                    && n >= APP_LINES_SHARE * lines as f64
+                produces(j, Produces::Log) && n >= 0.5 * rest && n >= APP_LINES_SHARE * lines as f64
             });
         Detection {
             format,
@@ -120,13 +123,16 @@ fn access_log(
     scores: &[(usize, f64)],
     head: &[String],
 ) -> (usize, f64) {
-    if cat.formats[best.0].def.produces == Produces::Request {
+    let produces_requests = |i: usize| {
+        cat.formats
+            .get(i)
+            .is_some_and(|f| f.def.produces == Produces::Request)
+    };
+    if produces_requests(best.0) {
         return best;
     }
     let mut requests = scores.iter().filter(|(i, s)| {
-        cat.formats[*i].def.produces == Produces::Request
-            && *s >= ACCESS_SHARE
-            && request_share(cat, *i, head) >= ACCESS_SHARE
+        produces_requests(*i) && *s >= ACCESS_SHARE && request_share(cat, *i, head) >= ACCESS_SHARE
     });
     let first = requests.next().copied();
     requests
@@ -143,7 +149,9 @@ fn access_log(
 /// too, but only its requests make the input an access log. Formats read
 /// line by line only; the others answer with their score.
 fn request_share(cat: &Catalogue, i: usize, head: &[String]) -> f64 {
-    let f = &cat.formats[i];
+    let Some(f) = cat.formats.get(i) else {
+        return 0.0;
+    };
     if !matches!(f.def.kind, DefinitionKind::Regex) {
         return 1.0;
     }
@@ -192,14 +200,15 @@ fn fallbacks(
     mode: RecordMode,
 ) -> (Vec<usize>, Vec<(usize, usize)>) {
     // Line formats only: a code kind's lines are not records on their own.
-    let kind = cat.formats[primary].def.kind;
-    let by_line = matches!(
-        kind,
-        DefinitionKind::Regex
-            | DefinitionKind::Json
-            | DefinitionKind::Generic
-            | DefinitionKind::Logfmt
-    );
+    let by_line = cat.formats.get(primary).is_some_and(|f| {
+        matches!(
+            f.def.kind,
+            DefinitionKind::Regex
+                | DefinitionKind::Json
+                | DefinitionKind::Generic
+                | DefinitionKind::Logfmt
+        )
+    });
     if mode != RecordMode::Lines || !by_line {
         return (Vec::new(), Vec::new());
     }
@@ -214,9 +223,12 @@ fn fallbacks(
     let mut out = Vec::new();
     let mut read = Vec::new();
     if !unread.is_empty() {
-        let mut counts: Vec<(usize, usize)> = (0..cat.formats.len())
-            .filter(|&j| j != primary && cat.formats[j].def.kind != DefinitionKind::Generic)
-            .filter_map(|j| {
+        let mut counts: Vec<(usize, usize)> = cat
+            .formats
+            .iter()
+            .enumerate()
+            .filter(|&(j, f)| j != primary && f.def.kind != DefinitionKind::Generic)
+            .filter_map(|(j, _)| {
                 let n = unread
                     .iter()
                     .filter(|(l, v)| line_credit(cat, j, l, *v).is_some_and(|c| c > 0.0))
@@ -231,8 +243,11 @@ fn fallbacks(
         read = counts;
     }
     out.extend(
-        (0..cat.formats.len())
-            .filter(|&j| j != primary && cat.formats[j].def.kind == DefinitionKind::Generic),
+        cat.formats
+            .iter()
+            .enumerate()
+            .filter(|&(j, f)| j != primary && f.def.kind == DefinitionKind::Generic)
+            .map(|(j, _)| j),
     );
     (out, read)
 }

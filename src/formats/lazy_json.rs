@@ -123,7 +123,7 @@ impl<'a> LazyRecord<'a> {
 fn has_duplicate(entries: &[(&str, &RawValue)]) -> bool {
     let mut keys: Vec<&str> = entries.iter().map(|(k, _)| *k).collect();
     keys.sort_unstable();
-    keys.windows(2).any(|w| w[0] == w[1])
+    keys.windows(2).any(|w| matches!(w, [a, b] if a == b))
 }
 
 /// A raw scalar's text: a string unescaped (borrowed when it has no escapes),

@@ -329,7 +329,9 @@ impl Rules {
         // Case-insensitive prefix compare without lowercasing a copy per request.
         user_agent.is_some_and(|ua| {
             self.probe_agents.iter().any(|p| {
-                ua.len() >= p.len() && ua.as_bytes()[..p.len()].eq_ignore_ascii_case(p.as_bytes())
+                ua.as_bytes()
+                    .get(..p.len())
+                    .is_some_and(|head| head.eq_ignore_ascii_case(p.as_bytes()))
             })
         })
     }

@@ -99,7 +99,10 @@ pub fn score(
     mode: RecordMode,
     stacks: bool,
 ) -> f64 {
-    let f = &cat.formats[index];
+    // Callers pass an index of this catalogue; none other scores anything.
+    let Some(f) = cat.formats.get(index) else {
+        return 0.0;
+    };
     if let Some(syntax) = f.def.syntax {
         return tabular_score(f, syntax, head);
     }
@@ -193,7 +196,7 @@ pub fn line_credit(
     line: &str,
     value: Option<&Value>,
 ) -> Option<f64> {
-    let f = &cat.formats[index];
+    let f = cat.formats.get(index)?;
     match f.def.kind {
         DefinitionKind::Regex | DefinitionKind::Generic => {
             Some(f.match_line(line).map_or(0.0, |fl| credit(&fl)))
@@ -233,7 +236,9 @@ fn tabular_score(
 }
 
 fn json_record_credit(cat: &Catalogue, index: usize, v: &Value) -> f64 {
-    let f = &cat.formats[index];
+    let Some(f) = cat.formats.get(index) else {
+        return 0.0;
+    };
     if let Some(env) = &f.def.envelope {
         if let Some(items) = super::compile::lookup(v, env).and_then(Value::as_array) {
             return items
@@ -262,7 +267,9 @@ fn json_record_credit(cat: &Catalogue, index: usize, v: &Value) -> f64 {
 /// Documents cannot be parsed from a truncated head, so they are recognised
 /// by the keys a definition requires appearing in it.
 fn document_score(cat: &Catalogue, index: usize, head: &[String]) -> f64 {
-    let f = &cat.formats[index];
+    let Some(f) = cat.formats.get(index) else {
+        return 0.0;
+    };
     let text: String = head.join("\n");
     let has_key = |k: &str| {
         let last = k.rsplit('.').next().unwrap_or(k);

@@ -119,7 +119,9 @@ fn splunk_xml(text: &str) -> Table {
     let (mut counted_to, mut line) = (0usize, 1u64);
     let mut line_of = |offset: usize| {
         let offset = offset.min(text.len()).max(counted_to);
-        line += memchr::memchr_iter(b'\n', &text.as_bytes()[counted_to..offset]).count() as u64;
+        // The clamps above keep `counted_to..offset` inside `text`.
+        let between = text.as_bytes().get(counted_to..offset).unwrap_or_default();
+        line += memchr::memchr_iter(b'\n', between).count() as u64;
         counted_to = offset;
         line
     };

@@ -162,7 +162,7 @@ impl Template {
             .count();
         // Two equal templates: nothing to share that matters.
         let common = common.min(self.parts.len().saturating_sub(1));
-        match common.checked_sub(1).map(|i| &self.parts[i]) {
+        match common.checked_sub(1).and_then(|i| self.parts.get(i)) {
             Some(Part::Var { .. }) => common - 1,
             _ => common,
         }
@@ -191,12 +191,11 @@ impl Template {
         mark: Option<usize>,
     ) -> Result<(), Option<usize>> {
         let mut marked = None;
-        let n = self.parts.len();
-        for i in from..n {
+        for (i, part) in self.parts.iter().enumerate().skip(from) {
             if mark == Some(i) {
                 marked = Some(pos);
             }
-            match &self.parts[i] {
+            match part {
                 Part::Lit(l) => {
                     if !has_prefix(line.as_bytes().get(pos..).unwrap_or_default(), l.as_bytes()) {
                         return Err(marked);
@@ -248,9 +247,10 @@ fn find_literal(hay: &str, lit: &str) -> Option<usize> {
     let (first, rest) = lit.as_bytes().split_first()?;
     let bytes = hay.as_bytes();
     let mut from = 0;
-    while let Some(off) = find_byte(*first, &bytes[from..]) {
+    // `from` is at most one past a byte found, so inside `bytes`.
+    while let Some(off) = bytes.get(from..).and_then(|tail| find_byte(*first, tail)) {
         let at = from + off;
-        if has_prefix(&bytes[at + 1..], rest) {
+        if has_prefix(bytes.get(at + 1..).unwrap_or_default(), rest) {
             return Some(at);
         }
         from = at + 1;
@@ -262,9 +262,10 @@ fn find_literal(hay: &str, lit: &str) -> Option<usize> {
 fn find_unescaped_quote(s: &str, rest: &str) -> Option<usize> {
     let bytes = s.as_bytes();
     let mut from = 0;
-    while let Some(off) = find_byte(b'"', &bytes[from..]) {
+    while let Some(off) = bytes.get(from..).and_then(|tail| find_byte(b'"', tail)) {
         let at = from + off;
-        let escaped = at > 0 && bytes[at - 1] == b'\\' && !(at > 1 && bytes[at - 2] == b'\\');
+        let before = |k: usize| at.checked_sub(k).and_then(|i| bytes.get(i));
+        let escaped = before(1) == Some(&b'\\') && before(2) != Some(&b'\\');
         if !escaped && s[at + 1..].starts_with(rest) {
             return Some(at);
         }
@@ -275,10 +276,12 @@ fn find_unescaped_quote(s: &str, rest: &str) -> Option<usize> {
 
 /// Lists (`a, b`, `a : b`) are fine; a bare space means the cut went wrong.
 fn spaces_only_in_lists(v: &str) -> bool {
-    v.bytes()
-        .enumerate()
-        .filter(|(_, b)| *b == b' ')
-        .all(|(i, _)| i > 0 && matches!(v.as_bytes()[i - 1], b',' | b':'))
+    let b = v.as_bytes();
+    b.first() != Some(&b' ')
+        && b.windows(2).all(|w| match w {
+            [before, b' '] => matches!(before, b',' | b':'),
+            _ => true,
+        })
 }
 
 /// Cheap shape checks, so a template does not read lines of another format.

@@ -61,7 +61,7 @@ impl VersionRules {
         // Every banner names a version with a dot in it: most messages have none.
         memchr::memchr(b'.', message.as_bytes())?;
         let first = self.set.matches(message).into_iter().next()?;
-        let caps = self.each[first].captures(message)?;
+        let caps = self.each.get(first)?.captures(message)?;
         let version = caps.name("version")?.as_str();
         Some(VersionBanner {
             service: caps.name("service").map(|s| s.as_str().to_string()),

@@ -130,7 +130,10 @@ pub fn parse_input_inspect<S: EventSink>(
             }
         },
     };
-    let format = &cat.formats[detection.format];
+    // Detection and `--format` name a format of this catalogue.
+    let Some(format) = cat.formats.get(detection.format) else {
+        return Err(unknown_format(cat, &stats.path, &head_text, &[]));
+    };
     stats.format = format.name().to_string();
     stats.score = detection.score;
     let chunked = inspect.is_none();
@@ -245,13 +248,15 @@ fn wrapped(cat: &Catalogue, format: &Format, head: &[String]) -> Vec<usize> {
         .iter()
         .filter_map(|l| Some(format.match_line(l)?.get(Role::Message)?.to_string()))
         .collect();
-    (0..cat.formats.len())
-        .filter(|&j| {
-            let inner = &cat.formats[j];
+    cat.formats
+        .iter()
+        .enumerate()
+        .filter(|(_, inner)| {
             inner.def.kind == DefinitionKind::Regex
                 && format.def.wraps.contains(&inner.def.produces)
                 && messages.iter().any(|m| inner.match_line(m).is_some())
         })
+        .map(|(j, _)| j)
         .collect()
 }
 
@@ -286,12 +291,11 @@ fn unknown_format(
 ) -> ParseError {
     let mut ranked: Vec<&(usize, f64)> = scores.iter().filter(|(_, s)| *s > 0.0).collect();
     ranked.sort_by(|a, b| b.1.total_cmp(&a.1));
-    let best = match ranked.first() {
-        Some((i, s)) => format!(
-            "{} reads {:.0}% of the first lines",
-            cat.formats[*i].name(),
-            s * 100.0
-        ),
+    let best = match ranked
+        .first()
+        .and_then(|(i, s)| Some((cat.formats.get(*i)?, s)))
+    {
+        Some((f, s)) => format!("{} reads {:.0}% of the first lines", f.name(), s * 100.0),
         None => "no format reads any of the first lines".to_string(),
     };
     let first = head

@@ -60,16 +60,16 @@ pub(super) enum Fallback<'c> {
 impl<'c, 'i> Others<'c, 'i> {
     pub(super) fn new(cat: &'c Catalogue, plan: &LinePlan) -> Others<'c, 'i> {
         let with_times = |&i: &usize| {
-            let f = &cat.formats[i];
-            (
+            let f = cat.formats.get(i)?;
+            Some((
                 f,
                 Builder::new(TimeParser::new(&f.def.timestamp_formats, plan.zone), None),
-            )
+            ))
         };
         Others {
             cat,
-            wrapped: plan.wrapped.iter().map(with_times).collect(),
-            fallbacks: plan.fallbacks.iter().map(with_times).collect(),
+            wrapped: plan.wrapped.iter().filter_map(with_times).collect(),
+            fallbacks: plan.fallbacks.iter().filter_map(with_times).collect(),
             strip: plan.strip,
         }
     }
@@ -79,9 +79,9 @@ impl<'c, 'i> Others<'c, 'i> {
         !self.wrapped.is_empty()
     }
 
-    /// The name of wrapped format `i`.
+    /// The name of wrapped format `i` (an index [`Others::unwrap`] gave).
     pub(super) fn wrapped_name(&self, i: usize) -> &'c str {
-        self.wrapped[i].0.name()
+        self.wrapped.get(i).map_or("", |(f, _)| f.name())
     }
 
     /// A wrapping record's message read by the first inner format that reads
@@ -123,7 +123,10 @@ impl<'c, 'i> Others<'c, 'i> {
         origin: Origin,
         inspect: &mut Option<Inspect<'i>>,
     ) -> (Result<Option<Event<'f>>, &'static str>, Option<String>) {
-        let (f, times) = &mut self.wrapped[i];
+        // `i` came from `unwrap`, so is in range: a miss reads as no match.
+        let Some((f, times)) = self.wrapped.get_mut(i) else {
+            return (Err("does not match the format"), None);
+        };
         times.inspect = inspect.take();
         let built = times.build(f, &self.cat.rules, fields, None, origin);
         *inspect = times.inspect.take();

@@ -79,8 +79,18 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
     let mut evidence = Vec::new();
     let mut shrinking = 0;
     for (inst, downs) in &looping {
-        let gaps: Vec<i64> = downs.windows(2).map(|w| (w[1] - w[0]) / 1000).collect();
-        if gaps.windows(2).all(|g| g[1] <= g[0]) && gaps.len() >= 2 {
+        let gaps: Vec<i64> = downs
+            .windows(2)
+            .filter_map(|w| match w {
+                [a, b] => Some((b - a) / 1000),
+                _ => None,
+            })
+            .collect();
+        let narrowing = gaps.windows(2).all(|g| match g {
+            [a, b] => b <= a,
+            _ => true,
+        });
+        if narrowing && gaps.len() >= 2 {
             shrinking += 1;
         }
         let times: Vec<String> = downs.iter().map(|d| clock(*d)).collect();
@@ -129,7 +139,10 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
             .unwrap_or(w0),
         end: w1,
         subject: Subject {
-            instance: (looping.len() == 1).then(|| looping[0].0.to_string()),
+            instance: looping
+                .first()
+                .filter(|_| looping.len() == 1)
+                .map(|l| l.0.to_string()),
             ..Subject::default()
         },
         evidence,

@@ -103,7 +103,7 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
                 && r.cause.as_deref().is_some_and(|c| c.contains("probe"))
         })
         .collect();
-    if !killed_by_probe.is_empty() {
+    if let Some(first_kill) = killed_by_probe.first() {
         c += 0.2;
         // Kills, not instances: one instance killed three times is three.
         let instances: std::collections::BTreeSet<&str> = killed_by_probe
@@ -116,7 +116,7 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
                 killed_by_probe.len(),
                 instances.len()
             ),
-            a.source(killed_by_probe[0].source),
+            a.source(first_kill.source),
         ));
     }
     // Coupling means the checks failed with the users' requests, on a shared

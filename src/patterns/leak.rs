@@ -92,7 +92,8 @@ fn rate(totals: &[Cell], span: Span, from: i64, to: i64) -> Option<f64> {
         return None;
     }
     let n: u64 = (a..b)
-        .map(|s| u64::from(totals[(s - span.start) as usize].requests))
+        .filter_map(|s| totals.get((s - span.start) as usize))
+        .map(|c| u64::from(c.requests))
         .sum();
     Some(n as f64 / (b - a) as f64)
 }

@@ -44,7 +44,7 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
     let lines_in = |w: crate::aggregate::Span| -> u32 {
         (w.start..w.end)
             .filter(|s| span.contains(*s))
-            .map(|s| a.pool.log_lines[(s - span.start) as usize])
+            .filter_map(|s| a.pool.log_lines.get((s - span.start) as usize))
             .sum()
     };
     let mut log_lines = lines_in(window);
@@ -69,7 +69,11 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
             .iter()
             .filter(|r| r.0 < w1 && r.1 > w0)
             .collect();
-        let (s, e) = (runs[0].0, runs[runs.len() - 1].1);
+        // `saturated` holds pools with a run in the window.
+        let (Some(first), Some(last)) = (runs.first(), runs.last()) else {
+            continue;
+        };
+        let (s, e) = (first.0, last.1);
         start = start.min(s);
         end = end.max(e);
         let secs: i64 = runs.iter().map(|r| (r.1 - r.0) / 1000).sum();
@@ -140,7 +144,10 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
         start: start.max(w0 - 120_000),
         end,
         subject: Subject {
-            instance: (saturated.len() == 1).then(|| saturated[0].instance.clone()),
+            instance: saturated
+                .first()
+                .filter(|_| saturated.len() == 1)
+                .map(|p| p.instance.clone()),
             ..Subject::default()
         },
         evidence,

@@ -86,7 +86,8 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
     }
     let sum = |w: Span| -> u64 {
         (w.start.max(span.start)..w.end.min(span.end))
-            .map(|t| u64::from(a.totals[(t - span.start) as usize].requests))
+            .filter_map(|t| a.totals.get((t - span.start) as usize))
+            .map(|c| u64::from(c.requests))
             .sum()
     };
     let all = Case {

@@ -215,5 +215,5 @@ fn pool_queued(a: &crate::correlate::Analysis, window: crate::aggregate::Span) -
     };
     a.pool.first_saturated(span, window).is_some()
         || (window.start.max(span.start)..window.end.min(span.end))
-            .any(|s| a.pool.waiting_secs[(s - span.start) as usize])
+            .any(|s| a.pool.waiting_secs.get((s - span.start) as usize) == Some(&true))
 }

@@ -71,39 +71,43 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
     let mut serving = vec![0usize; n_min];
     let mut slow_count = vec![0usize; n_min];
     let mut peer_ms = vec![0.0; n_min];
-    for m in 0..n_min {
-        let means: Vec<f64> = minutes.iter().filter_map(|x| x[m].map(|v| v.1)).collect();
-        serving[m] = means.len();
+    // Every instance has the same `n_min` minutes (one window each).
+    let per_minute = serving.iter_mut().zip(&mut slow_count).zip(&mut peer_ms);
+    for (m, ((serving, slow_count), peer_ms)) in per_minute.enumerate() {
+        let at = |x: &Minutes| x.get(m).copied().flatten();
+        let means: Vec<f64> = minutes.iter().filter_map(|x| at(x).map(|v| v.1)).collect();
+        *serving = means.len();
         if means.len() < 3 {
             continue;
         }
-        peer_ms[m] = median(&means);
-        for (i, x) in minutes.iter().enumerate() {
-            if let Some((_, mean)) = x[m] {
-                if mean >= SLOW_MS && mean >= SEPARATION * peer_ms[m].max(1.0) {
-                    slow[i][m] = true;
-                    slow_count[m] += 1;
+        *peer_ms = median(&means);
+        for (x, row) in minutes.iter().zip(&mut slow) {
+            if let Some((_, mean)) = at(x) {
+                if mean >= SLOW_MS && mean >= SEPARATION * peer_ms.max(1.0) {
+                    if let Some(s) = row.get_mut(m) {
+                        *s = true;
+                    }
+                    *slow_count += 1;
                 }
             }
         }
     }
     let mut stuck: Vec<(usize, usize, usize, f64)> = Vec::new(); // (instance, first, last, mean)
-    for (i, flags) in slow.iter().enumerate() {
+    for (i, ((flags, mins), name)) in slow.iter().zip(&minutes).zip(&names).enumerate() {
         let (Some(first), Some(last)) = (
             flags.iter().position(|f| *f),
             flags.iter().rposition(|f| *f),
         ) else {
             continue;
         };
-        let served: Vec<usize> = (first..=last)
-            .filter(|m| minutes[i][*m].is_some())
-            .collect();
-        let slow_minutes = served.iter().filter(|m| flags[**m]).count();
+        let at = |m: usize| mins.get(m).copied().flatten();
+        let is_slow = |m: usize| flags.get(m) == Some(&true);
+        let served: Vec<usize> = (first..=last).filter(|m| at(*m).is_some()).collect();
+        let slow_minutes = served.iter().filter(|m| is_slow(**m)).count();
         // A minority: in its slow minutes most peers answered normally.
-        let minority = served
-            .iter()
-            .filter(|m| flags[**m])
-            .all(|m| slow_count[*m] * 2 < serving[*m]);
+        let minority = served.iter().filter(|m| is_slow(**m)).all(
+            |&m| matches!((slow_count.get(m), serving.get(m)), (Some(s), Some(n)) if s * 2 < *n),
+        );
         // Restarting over and over in the middle of it is a crash loop, not
         // an instance that hangs while it keeps running.
         let (from, to) = (
@@ -114,7 +118,7 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
             .history
             .restarts
             .iter()
-            .any(|r| a.ids.canonical(&names[i]) == r.instance && r.down > from && r.down < to);
+            .any(|r| a.ids.canonical(name) == r.instance && r.down > from && r.down < to);
         if slow_minutes >= MIN_STUCK_MINUTES
             && slow_minutes as f64 >= MIN_SLOW_SHARE * served.len() as f64
             && minority
@@ -122,7 +126,7 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
         {
             let mean = served
                 .iter()
-                .filter_map(|m| minutes[i][*m].map(|v| v.1))
+                .filter_map(|m| at(*m).map(|v| v.1))
                 .sum::<f64>()
                 / served.len().max(1) as f64;
             stuck.push((i, first, last, mean));
@@ -150,7 +154,7 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
                 let slow_from = window.start + st.1 as i64 * 60;
                 let new = before
                     .iter()
-                    .find(|d| d.value == names[st.0])
+                    .find(|d| names.get(st.0) == Some(&d.value))
                     .is_none_or(|d| d.baseline_requests == 0);
                 !(new && slow_from >= *t)
             });
@@ -158,12 +162,17 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
     }
     // One instance named two ways (pod, IP:port) is one.
     let mut seen = std::collections::BTreeSet::new();
-    stuck.retain(|s| seen.insert(a.ids.canonical(&names[s.0])));
+    // `stuck` holds indices of `names`.
+    stuck.retain(|s| {
+        names
+            .get(s.0)
+            .is_some_and(|n| seen.insert(a.ids.canonical(n)))
+    });
     let active = minutes
         .iter()
-        .enumerate()
-        .filter(|(_, x)| x.iter().any(Option::is_some))
-        .map(|(i, _)| a.ids.canonical(&names[i]))
+        .zip(&names)
+        .filter(|(x, _)| x.iter().any(Option::is_some))
+        .map(|(_, n)| a.ids.canonical(n))
         .collect::<std::collections::BTreeSet<_>>()
         .len();
     if stuck.is_empty() || stuck.len() * 2 >= active {
@@ -172,17 +181,19 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
     let input = a.inputs.first().cloned().unwrap_or_default();
     let mut evidence = Vec::new();
     let mut worst: f64 = 1.0;
+    let name = |i: usize| names.get(i).map_or("", String::as_str);
     for &(i, first, last, mean) in &stuck {
+        let row = slow.get(i).map(Vec::as_slice).unwrap_or_default();
         let peers: Vec<f64> = (first..=last)
-            .filter(|m| slow[i][*m])
-            .map(|m| peer_ms[m])
+            .filter(|m| row.get(*m) == Some(&true))
+            .filter_map(|m| peer_ms.get(m).copied())
             .collect();
         let peer = median(&peers);
         worst = worst.max(mean / peer.max(1.0));
         evidence.push(Evidence::new(
             format!(
                 "{}: mean {:.0} ms per request from {} to {}, while its peers answered in {:.0} ms (median)",
-                a.ids.display(&names[i]),
+                a.ids.display(name(i)),
                 mean,
                 crate::zone::clock((window.start + first as i64 * 60) * 1000),
                 crate::zone::clock((window.start + last as i64 * 60 + 60).min(window.end) * 1000),
@@ -195,7 +206,7 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
     let c = 0.55
         + 0.3 * (worst.log10() / 2.0).min(1.0)
         + 0.1 * (1.0 - stuck.len() as f64 / active as f64);
-    let shown: Vec<String> = stuck.iter().map(|s| a.ids.display(&names[s.0])).collect();
+    let shown: Vec<String> = stuck.iter().map(|s| a.ids.display(name(s.0))).collect();
     sink.push(Finding {
         pattern: ID,
         title: format!(
@@ -207,7 +218,7 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
         start: (window.start + start as i64 * 60) * 1000,
         end: window.end * 1000,
         subject: Subject {
-            instance: (stuck.len() == 1).then(|| shown[0].clone()),
+            instance: shown.first().filter(|_| stuck.len() == 1).cloned(),
             ..Subject::default()
         },
         evidence,
@@ -235,7 +246,8 @@ fn first_slow_second(
         .iter()
         .filter_map(|&(i, first, _, _)| {
             let from = first * 60;
-            series[i]
+            series
+                .get(i)?
                 .iter()
                 .enumerate()
                 .skip(from)

@@ -10,7 +10,7 @@
 use super::finding::{confidence, Evidence, Finding, Subject};
 use super::Context;
 use crate::aggregate::{Dim, Span};
-use crate::correlate::stats::poisson_exceeds;
+use crate::correlate::stats::{poisson_exceeds, prefix_sums, range_sum};
 use crate::correlate::{TimelineEntry, TimelineKind};
 use crate::zone::clock;
 
@@ -140,22 +140,22 @@ fn surge_start(
     let cells = cx.agg.dim_series(Dim::Route, route, span);
     let counts: Vec<f64> = cells.iter().map(|c| f64::from(c.requests)).collect();
     let at = |s: i64| (s - span.start) as usize;
+    // Seconds of the span index `counts`, which covers it.
     let base: f64 = (baseline.start.max(span.start)..baseline.end.min(span.end))
-        .map(|s| counts[at(s)])
+        .filter_map(|s| counts.get(at(s)))
         .sum::<f64>()
         / baseline.secs().max(1.0);
     let expected = base * MINUTE as f64;
     // Prefix sums: the count of the minute from each second.
-    let mut prefix = vec![0.0; counts.len() + 1];
-    for (i, c) in counts.iter().enumerate() {
-        prefix[i + 1] = prefix[i] + c;
-    }
+    let prefix = prefix_sums(counts.iter().copied());
     let over = |s: i64, secs: usize, expected: f64| {
         let i = at(s);
         let j = (i + secs).min(counts.len());
-        let sent = prefix[j] - prefix[i];
+        let sent = range_sum(&prefix, i, j);
         // The stretch's first second holds some of it: a herd starts there.
-        counts[i] > 0.0 && sent / (expected + 1.0) >= HERD_RATIO && poisson_exceeds(sent, expected)
+        counts.get(i).is_some_and(|c| *c > 0.0)
+            && sent / (expected + 1.0) >= HERD_RATIO
+            && poisson_exceeds(sent, expected)
     };
     let end = window.end.min(span.end);
     let first = (window.start.max(span.start)..end).find(|&s| over(s, MINUTE, expected))?;

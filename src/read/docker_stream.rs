@@ -24,12 +24,13 @@ const MAX_FRAME: u32 = 1 << 20;
 /// Whether a stream's first bytes are Docker frames: each whole header in
 /// `head` is well formed, and there is at least one.
 pub fn is_docker_stream(head: &[u8]) -> bool {
-    let mut pos = 0;
+    let mut rest = head;
     let mut frames = 0;
-    while pos + HEADER <= head.len() {
-        match frame_len(&head[pos..pos + HEADER]) {
+    while let Some(header) = rest.get(..HEADER) {
+        match frame_len(header) {
             Some(len) => {
-                pos += HEADER + len as usize;
+                // A frame running past `head` ends the look.
+                rest = rest.get(HEADER + len as usize..).unwrap_or_default();
                 frames += 1;
             }
             None => return false,
@@ -52,10 +53,15 @@ fn frame_len(header: &[u8]) -> Option<u32> {
 /// The timestamp that opens a line (`2026-10-01T07:58:06.113456789Z `), if any.
 fn timestamp_prefix(line: &[u8]) -> Option<&[u8]> {
     let space = line.iter().take(40).position(|b| *b == b' ')?;
-    let ts = &line[..space];
-    let looks =
-        ts.len() >= 20 && ts[..4].iter().all(u8::is_ascii_digit) && ts[4] == b'-' && ts[10] == b'T';
-    looks.then_some(&line[..=space])
+    let ts = line.get(..space)?;
+    let looks = ts.len() >= 20
+        && matches!(ts, [y0, y1, y2, y3, b'-', _, _, _, _, _, b'T', ..]
+            if [y0, y1, y2, y3].iter().all(|b| b.is_ascii_digit()));
+    if looks {
+        line.get(..=space)
+    } else {
+        None
+    }
 }
 
 /// Reads a Docker log stream as the text it carries.
@@ -83,7 +89,10 @@ impl<R: Read> DockerStream<R> {
         let mut header = [0u8; HEADER];
         let mut got = 0;
         while got < HEADER {
-            match self.inner.read(&mut header[got..])? {
+            let Some(rest) = header.get_mut(got..) else {
+                break;
+            };
+            match self.inner.read(rest)? {
                 0 if got == 0 => return Ok(false),
                 0 => {
                     return Err(io::Error::new(
@@ -105,7 +114,10 @@ impl<R: Read> DockerStream<R> {
         // A last frame cut short keeps what arrived.
         let mut filled = 0;
         while filled < self.frame.len() {
-            match self.inner.read(&mut self.frame[filled..])? {
+            let Some(rest) = self.frame.get_mut(filled..) else {
+                break;
+            };
+            match self.inner.read(rest)? {
                 0 => break,
                 n => filled += n,
             }
@@ -121,7 +133,11 @@ impl<R: Read> DockerStream<R> {
         }
         if self.frame.last().is_some_and(|b| *b != b'\n') {
             self.open_line = match self.frame.iter().rposition(|b| *b == b'\n') {
-                Some(i) => timestamp_prefix(&self.frame[i + 1..]).map(<[u8]>::to_vec),
+                Some(i) => self
+                    .frame
+                    .get(i + 1..)
+                    .and_then(timestamp_prefix)
+                    .map(<[u8]>::to_vec),
                 None => continued.or_else(|| timestamp_prefix(&self.frame).map(<[u8]>::to_vec)),
             };
         }
@@ -136,8 +152,9 @@ impl<R: Read> Read for DockerStream<R> {
                 return Ok(0);
             }
         }
-        let n = buf.len().min(self.frame.len() - self.pos);
-        buf[..n].copy_from_slice(&self.frame[self.pos..self.pos + n]);
+        // The loop above left `pos` inside the frame; `&[u8]`'s read copies what fits.
+        let mut rest = self.frame.get(self.pos..).unwrap_or_default();
+        let n = rest.read(buf)?;
         self.pos += n;
         Ok(n)
     }

@@ -137,10 +137,7 @@ impl Chunk {
     /// The chunk's lines with their numbers: CRLF removed, invalid UTF-8
     /// replaced; the second value counts lines that held invalid UTF-8.
     pub fn lines(&self) -> impl Iterator<Item = (u64, std::borrow::Cow<'_, str>, bool)> {
-        let mut data: &[u8] = &self.data;
-        if data.last() == Some(&b'\n') {
-            data = &data[..data.len() - 1];
-        }
+        let data: &[u8] = self.data.strip_suffix(b"\n").unwrap_or(&self.data);
         let first = self.first_line;
         let empty = self.data.is_empty();
         // simdutf8 checks a 4 MiB chunk several times faster than std.
@@ -152,7 +149,8 @@ impl Chunk {
             if done {
                 return None;
             }
-            let end = match memchr::memchr(b'\n', &data[start..]) {
+            // `start` is at most one past the last line end, so inside `data`.
+            let end = match memchr::memchr(b'\n', data.get(start..)?) {
                 Some(i) => start + i,
                 None => {
                     done = true;
@@ -165,7 +163,7 @@ impl Chunk {
         })
         .enumerate()
         .map(move |(i, (from, mut end))| {
-            if end > from && data[end - 1] == b'\r' {
+            if end > from && data.get(end - 1) == Some(&b'\r') {
                 end -= 1;
             }
             // A valid chunk is checked once; line ends are ASCII, so every
@@ -173,7 +171,7 @@ impl Chunk {
             if let Some(line) = text.and_then(|t| t.get(from..end)) {
                 return (first + i as u64, std::borrow::Cow::Borrowed(line), false);
             }
-            let raw = &data[from..end];
+            let raw = data.get(from..end).unwrap_or_default();
             match std::str::from_utf8(raw) {
                 Ok(s) => (first + i as u64, std::borrow::Cow::Borrowed(s), false),
                 Err(_) => (first + i as u64, String::from_utf8_lossy(raw), true),
@@ -293,15 +291,14 @@ impl Iterator for Lines {
             Ok(n) => {
                 self.line += 1;
                 self.text_bytes += n as u64;
-                let mut end = self.buf.len();
-                while end > 0 && (self.buf[end - 1] == b'\n' || self.buf[end - 1] == b'\r') {
-                    end -= 1;
+                let mut bytes: &[u8] = &self.buf;
+                while let [rest @ .., b'\n' | b'\r'] = bytes {
+                    bytes = rest;
                 }
-                let mut start = 0;
-                if self.line == 1 && self.buf.starts_with(&[0xEF, 0xBB, 0xBF]) {
-                    start = 3;
+                // The BOM holds no line end, so the trim above left it whole.
+                if self.line == 1 {
+                    bytes = bytes.strip_prefix(&[0xEF, 0xBB, 0xBF]).unwrap_or(bytes);
                 }
-                let bytes = &self.buf[start..end.max(start)];
                 let text = match std::str::from_utf8(bytes) {
                     Ok(s) => s.to_string(),
                     Err(_) => {

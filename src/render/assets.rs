@@ -54,8 +54,8 @@ fn relative(target: &Path, base: &Path) -> String {
     let common = t.iter().zip(&b).take_while(|(x, y)| x == y).count();
     let mut parts: Vec<String> = vec!["..".to_string(); b.len() - common];
     parts.extend(
-        t[common..]
-            .iter()
+        t.iter()
+            .skip(common)
             .map(|c| c.as_os_str().to_string_lossy().into_owned()),
     );
     if parts.is_empty() {

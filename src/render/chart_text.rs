@@ -9,7 +9,7 @@
 
 use chrono::DateTime;
 
-use crate::report::charts::{Chart, LabelForm, Mark, Measure, TimeAxis, Unit, PALETTE};
+use crate::report::charts::{colour, Chart, LabelForm, Mark, Measure, TimeAxis, Unit};
 
 /// `10 s`, `1 min`, `2 h`, `1 day`.
 pub fn bucket(secs: i64) -> String {
@@ -86,7 +86,7 @@ fn mark(m: Mark) -> &'static str {
 
 /// `blue bars`: how series `i` is drawn.
 pub fn look(c: &Chart, i: usize) -> String {
-    let colour = PALETTE[i % PALETTE.len()].name;
+    let colour = colour(i).name;
     let m = c.series.get(i).map_or(Mark::Line, |s| s.mark);
     format!("{colour} {}", mark(m))
 }
@@ -163,21 +163,17 @@ fn join_and(parts: &[String]) -> String {
 /// Runs of consecutive buckets as `07:55–07:58` (start of the first bucket
 /// to the end of the last).
 pub fn ranges(axis: &TimeAxis, buckets: &[usize]) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < buckets.len() {
-        let mut j = i;
-        while j + 1 < buckets.len() && buckets[j + 1] == buckets[j] + 1 {
-            j += 1;
-        }
-        out.push(format!(
-            "{}–{}",
-            label(axis, buckets[i]),
-            clock(axis.label_form(), axis.bucket_start(buckets[j] + 1))
-        ));
-        i = j + 1;
-    }
-    out
+    buckets
+        .chunk_by(|a, b| *b == a + 1)
+        .filter_map(|run| {
+            let (first, last) = (run.first()?, run.last()?);
+            Some(format!(
+                "{}–{}",
+                label(axis, *first),
+                clock(axis.label_form(), axis.bucket_start(last + 1))
+            ))
+        })
+        .collect()
 }
 
 #[cfg(test)]

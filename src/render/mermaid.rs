@@ -21,7 +21,7 @@
 use std::fmt::Write;
 
 use super::chart_text::{label, ranges, title, y_title};
-use crate::report::charts::{Chart, Mark, TimeAxis, PALETTE};
+use crate::report::charts::{colour, Chart, Mark, TimeAxis};
 
 /// The drawing's size in pixels. GitHub scales a diagram down to its
 /// 860 px content width; drawn at that width, labels keep their size.
@@ -60,9 +60,7 @@ pub fn drawn(c: &Chart, axis: &TimeAxis) -> Vec<usize> {
 /// The fenced block.
 pub fn block(c: &Chart, axis: &TimeAxis) -> String {
     let mut out = String::new();
-    let palette: Vec<&str> = (0..c.series.len())
-        .map(|i| PALETTE[i % PALETTE.len()].hex)
-        .collect();
+    let palette: Vec<&str> = (0..c.series.len()).map(|i| colour(i).hex).collect();
     let _ = writeln!(out, "```mermaid");
     let _ = writeln!(
         out,

@@ -15,7 +15,7 @@ use std::fmt::Write;
 
 use super::chart_text::{label, title, y_title};
 use super::mermaid::{HEIGHT, WIDTH};
-use crate::report::charts::{Chart, Mark, TimeAxis, PALETTE};
+use crate::report::charts::{colour, Chart, Mark, TimeAxis};
 
 const TOP: f64 = 48.0;
 const BOTTOM: f64 = 52.0;
@@ -167,7 +167,7 @@ pub fn chart(c: &Chart, axis: &TimeAxis) -> String {
     );
     // Series, in palette order.
     for (k, s) in c.series.iter().enumerate() {
-        let colour = PALETTE[k % PALETTE.len()].hex;
+        let colour = colour(k).hex;
         match s.mark {
             Mark::Bars => {
                 let bw = band * 0.7;

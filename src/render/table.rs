@@ -227,6 +227,7 @@ pub fn check_json(stats: &[crate::parse::InputStats]) -> String {
             "unplaced_by_reason": s.unplaced_by_reason,
         });
         let mut v = v;
+        let mut added = serde_json::Map::new();
         // Added to the contract: the first failing lines, with the column
         // where the format stops matching and what it expected there.
         let failures: Vec<serde_json::Value> = s
@@ -243,29 +244,39 @@ pub fn check_json(stats: &[crate::parse::InputStats]) -> String {
             })
             .collect();
         if !failures.is_empty() {
-            v["first_failures"] = serde_json::Value::Array(failures);
+            added.insert("first_failures".into(), serde_json::Value::Array(failures));
         }
         // Added: records read by other formats than `format` (a mixed file's
         // fallbacks, the generic reader, the lines a wrapping format carries).
         if !s.read_by.is_empty() {
-            v["read_by"] = serde_json::json!(s.read_by);
+            added.insert("read_by".into(), serde_json::json!(s.read_by));
         }
         if let Some(why) = &s.refused {
-            v["refused"] = serde_json::Value::String(why.clone());
+            added.insert("refused".into(), serde_json::Value::String(why.clone()));
         }
         if let Some(inner) = &s.inner_format {
-            v["inner_format"] = serde_json::Value::String(inner.clone());
+            added.insert(
+                "inner_format".into(),
+                serde_json::Value::String(inner.clone()),
+            );
         }
         if let Some(cut) = &s.cut {
-            v["cut"] = serde_json::json!({
-                "file_byte": cut.file_byte,
-                "text_byte": cut.text_byte,
-                "line": cut.line,
-                "reason": cut.reason,
-            });
+            added.insert(
+                "cut".into(),
+                serde_json::json!({
+                    "file_byte": cut.file_byte,
+                    "text_byte": cut.text_byte,
+                    "line": cut.line,
+                    "reason": cut.reason,
+                }),
+            );
         }
         if let Some(why) = &s.unreadable {
-            v["unreadable"] = serde_json::Value::String(why.clone());
+            added.insert("unreadable".into(), serde_json::Value::String(why.clone()));
+        }
+        // `v` is the object written above.
+        if let Some(fields) = v.as_object_mut() {
+            fields.extend(added);
         }
         out.push_str(&v.to_string());
         out.push('\n');

@@ -310,8 +310,9 @@ pub fn build(
     let inc = a.incident;
     let (mut total, mut failed) = (0u64, 0u64);
     if let (Some(span), Some(w)) = (a.span, window) {
-        for s in w.start.max(span.start)..w.end.min(span.end) {
-            let c = a.totals[(s - span.start) as usize];
+        // Seconds of the span index its totals.
+        let seconds = w.start.max(span.start)..w.end.min(span.end);
+        for c in seconds.filter_map(|s| a.totals.get((s - span.start) as usize)) {
             total += u64::from(c.requests);
             failed += u64::from(c.failed);
         }

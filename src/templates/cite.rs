@@ -44,7 +44,7 @@ fn quoted(t: &Template) -> String {
 /// Whether most of a template's records are warnings or worse: a surge of
 /// info lines (a request log, a heartbeat) says nothing about a fault.
 fn mostly_warnings(t: &Template) -> bool {
-    let bad: u64 = t.stats.levels[Level::Warn as usize..].iter().sum();
+    let bad: u64 = t.stats.levels.iter().skip(Level::Warn as usize).sum();
     bad * 2 > t.stats.count
 }
 

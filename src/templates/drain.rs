@@ -100,26 +100,30 @@ fn leaf<'n>(root: &'n mut HashMap<usize, Node>, key: &[&str]) -> &'n mut Node {
 
 /// Cluster `keys` (text, records); see the module doc.
 pub fn cluster(keys: &[(&str, u64)]) -> Vec<Cluster> {
-    let mut order: Vec<usize> = (0..keys.len()).collect();
-    order.sort_by(|&a, &b| keys[b].1.cmp(&keys[a].1).then(keys[a].0.cmp(keys[b].0)));
+    let mut order: Vec<(usize, &(&str, u64))> = keys.iter().enumerate().collect();
+    order.sort_by(|(_, a), (_, b)| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
     let mut root: HashMap<usize, Node> = HashMap::default();
     let mut clusters: Vec<Cluster> = Vec::new();
-    for i in order {
-        let tokens: Vec<&str> = if keys[i].0.is_empty() {
+    for (i, &(text, _)) in order {
+        let tokens: Vec<&str> = if text.is_empty() {
             Vec::new()
         } else {
-            keys[i].0.split(' ').collect()
+            text.split(' ').collect()
         };
         let node = leaf(&mut root, &tokens);
         let best = node
             .clusters
             .iter()
-            .map(|&c| (similarity(&clusters[c].tokens, &tokens), c))
+            .filter_map(|&c| Some((similarity(&clusters.get(c)?.tokens, &tokens), c)))
             // Most similar; the older cluster on a tie.
             .max_by(|a, b| a.0.total_cmp(&b.0).then(b.1.cmp(&a.1)));
-        match best {
-            Some((sim, c)) if sim >= SIM => join(&mut clusters[c], &tokens, i),
-            _ => {
+        // A leaf holds indices of `clusters` only.
+        match best
+            .filter(|(sim, _)| *sim >= SIM)
+            .and_then(|(_, c)| clusters.get_mut(c))
+        {
+            Some(cluster) => join(cluster, &tokens, i),
+            None => {
                 node.clusters.push(clusters.len());
                 clusters.push(Cluster {
                     tokens: tokens.iter().map(|t| t.to_string()).collect(),
@@ -156,7 +160,9 @@ fn merge_one_apart(clusters: Vec<Cluster>) -> Vec<Cluster> {
                 continue;
             }
             let mut rest: Vec<&str> = c.tokens.iter().map(String::as_str).collect();
-            rest[pos] = "";
+            if let Some(token) = rest.get_mut(pos) {
+                *token = "";
+            }
             match first.get(&rest) {
                 Some(&into) => joins.push((into, i)),
                 None => {
@@ -165,15 +171,18 @@ fn merge_one_apart(clusters: Vec<Cluster>) -> Vec<Cluster> {
             }
         }
         for (into, from) in joins {
-            let (Some(a), Some(b)) = (merged[into].as_ref(), merged[from].as_ref()) else {
+            let (Some(a), Some(b)) = (
+                merged.get(into).and_then(Option::as_ref),
+                merged.get(from).and_then(Option::as_ref),
+            ) else {
                 continue;
             };
             let key: Vec<&str> = b.tokens.iter().map(String::as_str).collect();
             if similarity(&a.tokens, &key) < SIM_ONE_APART {
                 continue;
             }
-            if let Some(b) = merged[from].take() {
-                if let Some(a) = merged[into].as_mut() {
+            if let Some(b) = merged.get_mut(from).and_then(Option::take) {
+                if let Some(a) = merged.get_mut(into).and_then(Option::as_mut) {
                     let key: Vec<&str> = b.tokens.iter().map(String::as_str).collect();
                     for (t, k) in a.tokens.iter_mut().zip(&key) {
                         if t != k {

@@ -52,25 +52,23 @@ const COLON: u8 = 4;
 const QUOTE: u8 = 8;
 const SPACE: u8 = 16;
 
-const fn classes() -> [u8; 256] {
-    let mut t = [0u8; 256];
-    let mut d = b'0';
-    while d <= b'9' {
-        t[d as usize] = DIGIT;
-        d += 1;
+const fn class_of(b: u8) -> u8 {
+    match b {
+        b'0'..=b'9' => DIGIT,
+        b'@' => AT,
+        b':' => COLON,
+        b'"' | b'\'' | b'`' => QUOTE,
+        b' ' | b'\t' | b'\r' => SPACE,
+        _ => 0,
     }
-    t[b'@' as usize] = AT;
-    t[b':' as usize] = COLON;
-    t[b'"' as usize] = QUOTE;
-    t[b'\'' as usize] = QUOTE;
-    t[b'`' as usize] = QUOTE;
-    t[b' ' as usize] = SPACE;
-    t[b'\t' as usize] = SPACE;
-    t[b'\r' as usize] = SPACE;
-    t
 }
 
-static CLASS: [u8; 256] = classes();
+static CLASS: [u8; 256] = table(false);
+
+fn class(b: u8) -> u8 {
+    // A `u8` always indexes a 256-entry table: the fallback never runs.
+    CLASS.get(usize::from(b)).copied().unwrap_or(0)
+}
 
 // What a byte is to the word scan: part of a plain word, a separator, or
 // something that may need masking (digits, `@`, `:`, quotes, brackets,
@@ -79,41 +77,48 @@ const WORD: u8 = 0;
 const SEP: u8 = 1;
 const OTHER: u8 = 2;
 
-const fn kinds() -> [u8; 256] {
-    let mut t = [OTHER; 256];
-    let mut c = 0usize;
-    while c < 256 {
-        let b = c as u8;
-        if b.is_ascii_alphabetic() || b >= 0x80 {
-            t[c] = WORD;
-        }
-        c += 1;
+const fn kind_of(b: u8) -> u8 {
+    match b {
+        b' ' | b'\t' | b'\r' => SEP,
+        b'a'..=b'z' | b'A'..=b'Z' | 0x80..=0xff => WORD,
+        // Quiet punctuation: part of a word.
+        b'-' | b'_' | b',' | b';' | b'!' | b'?' | b'.' | b')' | b']' | b'}' | b'>' | b'='
+        | b'|' | b'+' | b'*' | b'&' | b'%' | b'#' | b'$' | b'^' => WORD,
+        _ => OTHER,
     }
-    let quiet = b"-_,;!?.)]}>=|+*&%#$^";
-    let mut k = 0;
-    while k < quiet.len() {
-        t[quiet[k] as usize] = WORD;
-        k += 1;
+}
+
+static KIND: [u8; 256] = table(true);
+
+fn kind(b: u8) -> u8 {
+    // As `class`: never misses.
+    KIND.get(usize::from(b)).copied().unwrap_or(OTHER)
+}
+
+/// The table of `kind_of` (or `class_of`) for every byte, in byte order.
+const fn table(kinds: bool) -> [u8; 256] {
+    let mut t = [0u8; 256];
+    let mut rest: &mut [u8] = &mut t;
+    let mut b = 0u8;
+    while let [slot, tail @ ..] = rest {
+        *slot = if kinds { kind_of(b) } else { class_of(b) };
+        b = b.wrapping_add(1);
+        rest = tail;
     }
-    t[b' ' as usize] = SEP;
-    t[b'\t' as usize] = SEP;
-    t[b'\r' as usize] = SEP;
     t
 }
 
-static KIND: [u8; 256] = kinds();
-
 fn is_space(b: u8) -> bool {
-    CLASS[b as usize] & SPACE != 0
+    class(b) & SPACE != 0
 }
 
 fn is_quote(b: u8) -> bool {
-    CLASS[b as usize] & QUOTE != 0
+    class(b) & QUOTE != 0
 }
 
 /// The classes of every byte of `t`, or'ed.
 fn flags(t: &str) -> u8 {
-    t.bytes().fold(0, |f, b| f | CLASS[b as usize])
+    t.bytes().fold(0, |f, b| f | class(b))
 }
 
 /// Where a quote opens a value: at a token's start or after one of these.
@@ -134,8 +139,9 @@ fn split_punct(t: &str) -> (&str, &str, &str) {
         .iter()
         .take_while(|b| matches!(b, b'(' | b'[' | b'{' | b'<'))
         .count();
-    let r = b[l..]
+    let r = b
         .iter()
+        .skip(l)
         .rev()
         .take_while(|b| {
             matches!(
@@ -177,18 +183,21 @@ pub(crate) fn mask_into(
     let mut run = i;
     let mut last_end = i;
     let mut tokens = 0;
-    while i < b.len() && tokens < max {
+    while tokens < max {
+        let Some(&first) = b.get(i) else {
+            break;
+        };
         tokens += 1;
         let start = i;
         // A word (letters and quiet punctuation only) stays in the run: one
         // table look a byte, nothing else.
         let mut j = i;
-        if !may_mask(b[i]) {
-            while j < b.len() && KIND[b[j] as usize] == WORD {
+        if !may_mask(first) {
+            while b.get(j).is_some_and(|&c| kind(c) == WORD) {
                 j += 1;
             }
         }
-        if j > i && (j == b.len() || KIND[b[j] as usize] == SEP) {
+        if j > i && b.get(j).is_none_or(|&c| kind(c) == SEP) {
             i = j;
         } else {
             out.push_str(&line[run..start]);
@@ -197,10 +206,10 @@ pub(crate) fn mask_into(
         }
         last_end = i;
         let sep = i;
-        while i < b.len() && is_space(b[i]) {
+        while b.get(i).is_some_and(|&c| is_space(c)) {
             i += 1;
         }
-        if i < b.len() && tokens < max && (i - sep != 1 || b[sep] != b' ') {
+        if i < b.len() && tokens < max && (i - sep != 1 || b.get(sep) != Some(&b' ')) {
             // Spaces other than one: the key has one.
             out.push_str(&line[run..sep]);
             out.push(' ');
@@ -216,7 +225,7 @@ pub(crate) fn mask_into(
 /// Mask the token at `start` (not a plain word); returns its end.
 fn token(line: &str, start: usize, rules: &Rules, out: &mut String) -> usize {
     let b = line.as_bytes();
-    if b[start] == b'/' {
+    if b.get(start) == Some(&b'/') {
         // A path runs to the next space, whatever it holds: no need to
         // look at each byte.
         let end = find_sep(b, start);
@@ -226,8 +235,8 @@ fn token(line: &str, start: usize, rules: &Rules, out: &mut String) -> usize {
     let mut f = 0;
     let mut digits = true;
     let mut end = start;
-    while end < b.len() {
-        let c = CLASS[b[end] as usize];
+    while let Some(&byte) = b.get(end) {
+        let c = class(byte);
         if c & SPACE != 0 {
             break;
         }
@@ -255,19 +264,19 @@ fn find_sep(b: &[u8], from: usize) -> usize {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGHS: u64 = 0x8080_8080_8080_8080;
     let zero = |x: u64| x.wrapping_sub(ONES) & !x & HIGHS;
+    // `rest` is always `b` from `at` on (`from` is a token's start, inside `b`).
     let mut at = from;
-    while at + 8 <= b.len() {
-        let mut w = [0u8; 8];
-        w.copy_from_slice(&b[at..at + 8]);
-        let x = u64::from_le_bytes(w);
+    let mut rest = b.get(from..).unwrap_or_default();
+    while let Some((w, tail)) = rest.split_first_chunk::<8>() {
+        let x = u64::from_le_bytes(*w);
         let found = zero(x ^ (ONES * 0x20)) | zero(x ^ (ONES * 0x09)) | zero(x ^ (ONES * 0x0d));
         if found != 0 {
             return at + (found.trailing_zeros() / 8) as usize;
         }
         at += 8;
+        rest = tail;
     }
-    b[at..]
-        .iter()
+    rest.iter()
         .position(|&c| is_space(c))
         .map_or(b.len(), |e| at + e)
 }
@@ -278,11 +287,22 @@ fn quoted_token(line: &str, start: usize, rules: &Rules, out: &mut String) -> us
     let b = line.as_bytes();
     let mut s = start;
     loop {
-        let end = b[s..]
+        // `s` is a token's start or just past a closing quote: inside `b`
+        // or at its end.
+        let end = b
+            .get(s..)
+            .unwrap_or_default()
             .iter()
             .position(|&c| is_space(c))
             .map_or(b.len(), |e| s + e);
-        let quote = (s..end).find(|&q| is_quote(b[q]) && (q == s || opens_after(b[q - 1])));
+        let tok = b.get(s..end).unwrap_or_default();
+        let quote = tok
+            .iter()
+            .enumerate()
+            .position(|(k, &c)| {
+                is_quote(c) && (k == 0 || tok.get(k - 1).is_some_and(|&p| opens_after(p)))
+            })
+            .map(|k| s + k);
         let Some(q) = quote else {
             plain(&line[s..end], flags(&line[s..end]), rules, out);
             return end;
@@ -292,7 +312,7 @@ fn quoted_token(line: &str, start: usize, rules: &Rules, out: &mut String) -> us
                 plain(&line[s..q], flags(&line[s..q]), rules, out);
                 out.push_str(QUOTED);
                 s = c + 1;
-                if s >= b.len() || is_space(b[s]) {
+                if b.get(s).is_none_or(|&c| is_space(c)) {
                     return s;
                 }
             }
@@ -306,11 +326,12 @@ fn quoted_token(line: &str, start: usize, rules: &Rules, out: &mut String) -> us
 
 /// The closing quote of the one opening at `q`, if there is one near.
 fn closing(line: &[u8], q: usize) -> Option<usize> {
-    let quote = line[q];
-    let limit = line.len().min(q + 1 + MAX_QUOTED);
+    let quote = *line.get(q)?;
+    let near = line
+        .get(..line.len().min(q + 1 + MAX_QUOTED))
+        .unwrap_or(line);
     let mut j = q + 1;
-    while j < limit {
-        let b = line[j];
+    while let Some(&b) = near.get(j) {
         if b == b'\\' {
             j += 2;
             continue;
@@ -416,17 +437,15 @@ fn pieces(core: &str, rules: &Rules, out: &mut String) {
     };
     let b = core.as_bytes();
     let mut i = 0;
-    while i < b.len() {
-        if delim(b[i]) {
+    while let Some(&c) = b.get(i) {
+        if delim(c) {
             out.push_str(&core[i..=i]);
             i += 1;
             continue;
         }
-        let end = b[i..]
-            .iter()
-            .position(|&c| delim(c))
-            .map_or(b.len(), |e| i + e);
-        let piece = &b[i..end];
+        let rest = b.get(i..).unwrap_or_default();
+        let piece = rest.split(|&c| delim(c)).next().unwrap_or_default();
+        let end = i + piece.len();
         if piece.iter().any(u8::is_ascii_digit) {
             let p = number(piece, rules)
                 .or_else(|| is_hex(piece).then_some(HEX))
@@ -454,17 +473,23 @@ fn number(t: &[u8], rules: &Rules) -> Option<&'static str> {
     let mut unitless = false;
     while i < t.len() {
         let start = i;
-        while i < t.len() && (t[i].is_ascii_digit() || (matches!(t[i], b'.' | b',') && i > start)) {
+        while t
+            .get(i)
+            .is_some_and(|&c| c.is_ascii_digit() || (matches!(c, b'.' | b',') && i > start))
+        {
             i += 1;
         }
-        if i == start || !t[i - 1].is_ascii_digit() {
+        if i == start || !t.get(i - 1).is_some_and(u8::is_ascii_digit) {
             return None;
         }
         let u = i;
-        while i < t.len() && (t[i].is_ascii_alphabetic() || t[i] >= 0x80) {
+        while t
+            .get(i)
+            .is_some_and(|&c| c.is_ascii_alphabetic() || c >= 0x80)
+        {
             i += 1;
         }
-        let unit = &t[u..i];
+        let unit = t.get(u..i).unwrap_or_default();
         pairs += 1;
         if unit.is_empty() {
             unitless = true;
@@ -491,10 +516,14 @@ fn number(t: &[u8], rules: &Rules) -> Option<&'static str> {
 }
 
 fn is_url(t: &[u8]) -> bool {
-    let Some(p) = t.iter().position(|&b| b == b':') else {
+    let Some((scheme, rest)) = t
+        .iter()
+        .position(|&b| b == b':')
+        .and_then(|p| t.split_at_checked(p))
+    else {
         return false;
     };
-    p > 0 && t[p..].starts_with(b"://") && t[..p].iter().all(u8::is_ascii_alphanumeric)
+    !scheme.is_empty() && rest.starts_with(b"://") && scheme.iter().all(u8::is_ascii_alphanumeric)
 }
 
 fn is_path(t: &[u8]) -> bool {
@@ -507,10 +536,10 @@ fn is_path(t: &[u8]) -> bool {
 }
 
 fn is_email(t: &[u8]) -> bool {
-    let Some(at) = t.iter().position(|&b| b == b'@') else {
+    let mut halves = t.splitn(2, |&b| b == b'@');
+    let (Some(user), Some(host)) = (halves.next(), halves.next()) else {
         return false;
     };
-    let (user, host) = (&t[..at], &t[at + 1..]);
     !user.is_empty()
         && user
             .iter()
@@ -540,7 +569,11 @@ fn is_ipv4(t: &[u8]) -> bool {
         }
         parts += 1;
     }
-    parts == 4 && (tail.is_empty() || (tail.len() > 1 && tail[1..].iter().all(u8::is_ascii_digit)))
+    parts == 4
+        && match tail {
+            [] => true,
+            [_, port @ ..] => !port.is_empty() && port.iter().all(u8::is_ascii_digit),
+        }
 }
 
 fn is_ipv6(t: &[u8]) -> bool {

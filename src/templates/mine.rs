@@ -68,6 +68,13 @@ pub const LEVELS: [Step; 4] = [
     },
 ];
 
+/// Step `level` of the ladder. A miner's level never passes the last step
+/// (`relieve` stops there), which is also what a miss would mean.
+fn step_at(level: usize) -> Step {
+    let [.., last] = LEVELS;
+    LEVELS.get(level).copied().unwrap_or(last)
+}
+
 /// A record quoted as an example of its key.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Example {
@@ -117,7 +124,10 @@ impl KeyStats {
             self.last = self.last.max(at);
         }
         self.count += 1;
-        self.levels[r.level as usize] += 1;
+        // One count per `Level`, so this never misses.
+        if let Some(n) = self.levels.get_mut(r.level as usize) {
+            *n += 1;
+        }
         if let Some(t) = r.tenant.as_deref() {
             self.tenants.add(t, 1);
         }
@@ -284,7 +294,7 @@ impl Miner {
 
     /// The memory step reached.
     pub fn step(&self) -> Step {
-        LEVELS[self.level]
+        step_at(self.level)
     }
 
     /// Whether the ladder was climbed (the report says so).
@@ -299,7 +309,7 @@ impl Miner {
 
     /// Fold one record in.
     pub fn add(&mut self, r: &LogRecord<'_>) {
-        let step = LEVELS[self.level];
+        let step = self.step();
         mask_into(&r.message, self.rules, step.tokens, &mut self.buf);
         let idx = match self.last {
             Some(i) if self.buf == self.last_key => i,
@@ -318,7 +328,11 @@ impl Miner {
         std::mem::swap(&mut self.buf, &mut self.last_key);
         self.last = Some(idx);
         let bucket = self.bucket_of(r.ts);
-        if self.stats[idx as usize].add(r, bucket) {
+        // Slots in `keys` index `stats`.
+        let Some(stats) = self.stats.get_mut(idx as usize) else {
+            return;
+        };
+        if stats.add(r, bucket) {
             self.cells += 1;
             if self.cells > CELL_CAP {
                 self.relieve();
@@ -333,7 +347,7 @@ impl Miner {
         if ts >= lo && ts < hi {
             return b;
         }
-        let w = LEVELS[self.level].bucket_s * 1000;
+        let w = self.step().bucket_s * 1000;
         let b = ts.div_euclid(w);
         self.bucket = (b * w, b * w + w, b as i32);
         b as i32
@@ -366,7 +380,7 @@ impl Miner {
 
     /// After a step up, the slot of the record's key (masked again at the new step).
     fn lookup_coarsened(&mut self) -> Option<u32> {
-        let cut = cut_tokens(&self.buf, LEVELS[self.level].tokens).to_string();
+        let cut = cut_tokens(&self.buf, self.step().tokens).to_string();
         self.buf = cut;
         self.last = None;
         match self.keys.get(self.buf.as_str()) {
@@ -390,7 +404,11 @@ impl Miner {
     /// Drop the key in `slot`, counting its records; the slot is reused.
     fn evict(&mut self, slot: u32) {
         self.keys.retain(|_, i| *i != slot);
-        let old = std::mem::take(&mut self.stats[slot as usize]);
+        let old = self
+            .stats
+            .get_mut(slot as usize)
+            .map(std::mem::take)
+            .unwrap_or_default();
         self.dropped += old.count;
         self.cells -= old.buckets.len();
         self.free.push(slot);
@@ -419,7 +437,7 @@ impl Miner {
         if level <= self.level {
             return;
         }
-        let (from, to) = (LEVELS[self.level], LEVELS[level]);
+        let (from, to) = (self.step(), step_at(level));
         let factor = (to.bucket_s / from.bucket_s) as i32;
         let keys = std::mem::take(&mut self.keys);
         let mut stats = std::mem::take(&mut self.stats);
@@ -433,7 +451,9 @@ impl Miner {
         let mut keys: Vec<(Box<str>, u32)> = keys.into_iter().collect();
         keys.sort();
         for (key, i) in keys {
-            let mut s = std::mem::take(&mut stats[i as usize]);
+            let Some(mut s) = stats.get_mut(i as usize).map(std::mem::take) else {
+                continue;
+            };
             if factor > 1 {
                 s.buckets.widen(factor);
             }
@@ -445,21 +465,29 @@ impl Miner {
     fn absorb(&mut self, key: &str, s: KeyStats) {
         match self.keys.get(key) {
             Some(&i) => {
-                let st = &mut self.stats[i as usize];
-                self.cells -= st.buckets.len();
-                st.merge(s);
-                self.cells += st.buckets.len();
+                if let Some(st) = self.stats.get_mut(i as usize) {
+                    self.cells -= st.buckets.len();
+                    st.merge(s);
+                    self.cells += st.buckets.len();
+                }
             }
             None => {
-                let i = match self.free.pop() {
-                    Some(i) => i,
+                self.cells += s.buckets.len();
+                // A free slot is one of `stats`.
+                let i = match self
+                    .free
+                    .pop()
+                    .and_then(|i| Some((i, self.stats.get_mut(i as usize)?)))
+                {
+                    Some((i, slot)) => {
+                        *slot = s;
+                        i
+                    }
                     None => {
-                        self.stats.push(KeyStats::default());
+                        self.stats.push(s);
                         (self.stats.len() - 1) as u32
                     }
                 };
-                self.cells += s.buckets.len();
-                self.stats[i as usize] = s;
                 self.keys.insert(key.into(), i);
                 self.max_hash = None;
             }
@@ -475,7 +503,9 @@ impl Miner {
         let mut keys: Vec<(Box<str>, u32)> = other.keys.into_iter().collect();
         keys.sort();
         for (key, i) in keys {
-            let s = std::mem::take(&mut other.stats[i as usize]);
+            let Some(s) = other.stats.get_mut(i as usize).map(std::mem::take) else {
+                continue;
+            };
             self.absorb(&key, s);
         }
         self.last = None;

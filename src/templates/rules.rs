@@ -110,7 +110,7 @@ impl Rules {
         for (d, s) in low.iter_mut().zip(word) {
             *d = s.to_ascii_lowercase();
         }
-        let low = &low[..word.len()];
+        let low = low.get(..word.len()).unwrap_or_default();
         self.duration_units.iter().any(|u| u.as_bytes() == low)
     }
 }

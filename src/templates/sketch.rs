@@ -26,7 +26,9 @@ pub(crate) fn stable_hash(bytes: &[u8]) -> u64 {
     let rest = chunks.remainder();
     if !rest.is_empty() {
         let mut w = [0u8; 8];
-        w[..rest.len()].copy_from_slice(rest);
+        for (d, s) in w.iter_mut().zip(rest) {
+            *d = *s;
+        }
         h = (h.rotate_left(23) ^ u64::from_le_bytes(w)).wrapping_mul(K);
     }
     h ^ (h >> 29)
@@ -49,7 +51,9 @@ impl Buckets {
             }
             Some(last) if last.0 > b => match self.0.binary_search_by_key(&b, |c| c.0) {
                 Ok(i) => {
-                    self.0[i].1 += 1;
+                    if let Some(c) = self.0.get_mut(i) {
+                        c.1 += 1;
+                    }
                     false
                 }
                 Err(i) => {
@@ -73,28 +77,26 @@ impl Buckets {
             *self = other;
             return;
         }
-        let (a, b) = (&self.0, &other.0);
+        let (mut a, mut b) = (self.0.as_slice(), other.0.as_slice());
         let mut out = Vec::with_capacity(a.len() + b.len());
-        let (mut i, mut j) = (0, 0);
-        while i < a.len() && j < b.len() {
-            match a[i].0.cmp(&b[j].0) {
+        while let ([x, a_rest @ ..], [y, b_rest @ ..]) = (a, b) {
+            match x.0.cmp(&y.0) {
                 std::cmp::Ordering::Equal => {
-                    out.push((a[i].0, a[i].1 + b[j].1));
-                    i += 1;
-                    j += 1;
+                    out.push((x.0, x.1 + y.1));
+                    (a, b) = (a_rest, b_rest);
                 }
                 std::cmp::Ordering::Less => {
-                    out.push(a[i]);
-                    i += 1;
+                    out.push(*x);
+                    a = a_rest;
                 }
                 std::cmp::Ordering::Greater => {
-                    out.push(b[j]);
-                    j += 1;
+                    out.push(*y);
+                    b = b_rest;
                 }
             }
         }
-        out.extend_from_slice(&a[i..]);
-        out.extend_from_slice(&b[j..]);
+        out.extend_from_slice(a);
+        out.extend_from_slice(b);
         self.0 = out;
     }
 
@@ -158,9 +160,10 @@ impl Names {
         if self.slots.is_empty() {
             self.slots = vec![(0, Box::default(), 0); SLOTS];
         }
+        // `slots` has `SLOTS` entries and `i` is taken modulo that: the
+        // `get`s always find one.
         let mut i = (h as usize) % SLOTS;
-        loop {
-            let slot = &mut self.slots[i];
+        while let Some(slot) = self.slots.get_mut(i) {
             if slot.2 == 0 {
                 break;
             }
@@ -172,8 +175,10 @@ impl Names {
         }
         // A new name.
         if self.len < K {
-            self.slots[i] = (h, name.into(), n);
-            self.len += 1;
+            if let Some(slot) = self.slots.get_mut(i) {
+                *slot = (h, name.into(), n);
+                self.len += 1;
+            }
             if self.len == K {
                 self.max_hash = self
                     .slots
@@ -186,10 +191,13 @@ impl Names {
             return;
         }
         self.more = true;
+        // Full: `K` names, sorted, the largest last.
         let mut items = self.sorted_owned();
-        if (h, name) < (items[K - 1].0, &*items[K - 1].1) {
-            items[K - 1] = (h, name.into(), n);
-            items.sort();
+        if let Some(largest) = items.last_mut() {
+            if (h, name) < (largest.0, &*largest.1) {
+                *largest = (h, name.into(), n);
+                items.sort();
+            }
         }
         self.rebuild(items);
     }
@@ -222,12 +230,15 @@ impl Names {
         self.len = 0;
         self.max_hash = items.last().map_or(0, |it| it.0);
         for (h, name, n) in items {
+            // As in `add_hashed`: `i` is always a slot.
             let mut i = (h as usize) % SLOTS;
-            while self.slots[i].2 != 0 {
+            while self.slots.get(i).is_some_and(|s| s.2 != 0) {
                 i = (i + 1) % SLOTS;
             }
-            self.slots[i] = (h, name, n);
-            self.len += 1;
+            if let Some(slot) = self.slots.get_mut(i) {
+                *slot = (h, name, n);
+                self.len += 1;
+            }
         }
     }
 

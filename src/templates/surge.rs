@@ -141,11 +141,10 @@ pub fn analyze(set: &TemplateSet, a: &Analysis) -> Option<SurgeAnalysis> {
             })
             .then(y.excess.total_cmp(&x.excess))
             .then(y.window_count.cmp(&x.window_count))
-            .then(
-                set.templates[x.template]
-                    .text
-                    .cmp(&set.templates[y.template].text),
-            )
+            .then_with(|| {
+                let text = |i: usize| set.templates.get(i).map(|t| &t.text);
+                text(x.template).cmp(&text(y.template))
+            })
     });
     let mut rank = 0;
     for s in &mut surges {

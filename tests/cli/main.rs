@@ -8,6 +8,12 @@
     clippy::unwrap_used,
     reason = "test code: a failed expectation fails the test"
 )]
+// Helpers index the reports and tables the test just made: a miss fails the
+// test. (`allow-indexing-slicing-in-tests` covers `#[test]` functions only.)
+#![allow(
+    clippy::indexing_slicing,
+    reason = "test code: a failed expectation fails the test"
+)]
 
 mod bad_input;
 mod changes;

@@ -27,18 +27,25 @@ pub type Pair<'a> = (Cow<'a, str>, Cow<'a, str>);
 pub fn key_values<'a>(text: &'a str, out: &mut Vec<Pair<'a>>) {
     let b = text.as_bytes();
     let mut i = 0;
-    while i < b.len() && out.len() < MAX_PAIRS {
+    while out.len() < MAX_PAIRS {
+        let Some(&c) = b.get(i) else {
+            break;
+        };
         // The start of a token.
-        let starts = i == 0 || matches!(b[i - 1], b' ' | b'\t' | b'[' | b'(' | b',' | b'{');
-        if !(starts && (b[i].is_ascii_alphabetic() || b[i] == b'_')) {
+        let starts =
+            i == 0 || matches!(b.get(i - 1), Some(b' ' | b'\t' | b'[' | b'(' | b',' | b'{'));
+        if !(starts && (c.is_ascii_alphabetic() || c == b'_')) {
             i += 1;
             continue;
         }
         let key_start = i;
-        while i < b.len() && (b[i].is_ascii_alphanumeric() || matches!(b[i], b'_' | b'.' | b'-')) {
+        while b
+            .get(i)
+            .is_some_and(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'-'))
+        {
             i += 1;
         }
-        if i >= b.len() || b[i] != b'=' || b.get(i + 1) == Some(&b'=') {
+        if b.get(i) != Some(&b'=') || b.get(i + 1) == Some(&b'=') {
             continue;
         }
         let key = &text[key_start..i];
@@ -46,14 +53,20 @@ pub fn key_values<'a>(text: &'a str, out: &mut Vec<Pair<'a>>) {
         let (value, next) = if b.get(i) == Some(&b'"') {
             let start = i + 1;
             let mut j = start;
-            while j < b.len() && b[j] != b'"' {
-                j += if b[j] == b'\\' { 2 } else { 1 };
+            while let Some(&c) = b.get(j) {
+                if c == b'"' {
+                    break;
+                }
+                j += if c == b'\\' { 2 } else { 1 };
             }
             (&text[start..j.min(b.len())], j + 1)
         } else {
             let start = i;
             let mut j = start;
-            while j < b.len() && !matches!(b[j], b' ' | b'\t' | b',' | b']' | b')' | b'}') {
+            while b
+                .get(j)
+                .is_some_and(|c| !matches!(c, b' ' | b'\t' | b',' | b']' | b')' | b'}'))
+            {
                 j += 1;
             }
             (&text[start..j], j)

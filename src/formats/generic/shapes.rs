@@ -89,13 +89,10 @@ impl Shapes {
         let b = line.as_bytes();
         let mut pos = 0;
         for _ in 0..=self.max_prefix_tokens {
-            while pos < b.len() && b[pos].is_ascii_whitespace() {
+            while b.get(pos).is_some_and(u8::is_ascii_whitespace) {
                 pos += 1;
             }
-            if pos >= b.len() {
-                return None;
-            }
-            let (at, close) = match b[pos] {
+            let (at, close) = match *b.get(pos)? {
                 b'[' => (pos + 1, Some(b']')),
                 b'(' => (pos + 1, Some(b')')),
                 _ => (pos, None),
@@ -111,7 +108,7 @@ impl Shapes {
                 }
             }
             // On to the next token.
-            while pos < b.len() && !b[pos].is_ascii_whitespace() {
+            while b.get(pos).is_some_and(|c| !c.is_ascii_whitespace()) {
                 pos += 1;
             }
         }

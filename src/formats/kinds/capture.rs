@@ -79,11 +79,8 @@ fn strip_prefix_ci<'a>(t: &'a str, prefix: &str) -> Option<&'a str> {
 fn iso_like(t: &str) -> bool {
     let b = t.as_bytes();
     let dated = b.len() >= 19
-        && b[..4].iter().all(u8::is_ascii_digit)
-        && b[4] == b'-'
-        && b[7] == b'-'
-        && (b[10] == b'T' || b[10] == b' ')
-        && b[13] == b':';
+        && matches!(b, [y0, y1, y2, y3, b'-', _, _, b'-', _, _, b'T' | b' ', _, _, b':', ..]
+            if [y0, y1, y2, y3].iter().all(|c| c.is_ascii_digit()));
     let core = match t.rsplit_once(' ') {
         Some((head, zone)) if zone.bytes().all(|c| c.is_ascii_uppercase()) => head,
         _ => t,

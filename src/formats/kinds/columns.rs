@@ -177,8 +177,8 @@ fn split(text: &str, cells: Cells) -> Vec<&str> {
                     let mut end = None;
                     let b = q.as_bytes();
                     let mut i = 0;
-                    while i < b.len() {
-                        if b[i] == b'"' {
+                    while let Some(&c) = b.get(i) {
+                        if c == b'"' {
                             if b.get(i + 1) == Some(&b'"') {
                                 i += 2;
                                 continue;
@@ -209,13 +209,16 @@ fn aligned_names(text: &str) -> (Vec<String>, Vec<usize>) {
     let mut starts = Vec::new();
     let mut i = 0;
     let b = text.as_bytes();
-    while i < b.len() {
-        if b[i] == b' ' {
+    while let Some(&c) = b.get(i) {
+        if c == b' ' {
             i += 1;
             continue;
         }
         let start = i;
-        while i < b.len() && !(b[i] == b' ' && b.get(i + 1).is_none_or(|c| *c == b' ')) {
+        while b
+            .get(i)
+            .is_some_and(|&c| !(c == b' ' && b.get(i + 1).is_none_or(|c| *c == b' ')))
+        {
             i += 1;
         }
         names.push(text[start..i].trim().to_string());

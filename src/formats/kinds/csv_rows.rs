@@ -86,7 +86,8 @@ fn ends_row(reader: &mut Reader, line: &str) -> bool {
         }
         loop {
             let (res, nin, _, _) = reader.read_record(input, &mut out, &mut ends);
-            input = &input[nin..];
+            // The parser read at most what it was given.
+            input = input.get(nin..).unwrap_or_default();
             match res {
                 ReadRecordResult::Record | ReadRecordResult::End => return true,
                 ReadRecordResult::InputEmpty => break,
@@ -112,9 +113,15 @@ pub fn split_on(row: &str, delimiter: char) -> Vec<Cow<'_, str>> {
     let mut ends = vec![0usize; 16];
     let (mut nout, mut nend) = (0, 0);
     let mut input = row.as_bytes();
+    // The parser reports no more than it was given room or input for, so
+    // the `get`s below stay inside the buffers.
     loop {
-        let (res, nin, o, e) = reader.read_record(input, &mut out[nout..], &mut ends[nend..]);
-        input = &input[nin..];
+        let (res, nin, o, e) = reader.read_record(
+            input,
+            out.get_mut(nout..).unwrap_or_default(),
+            ends.get_mut(nend..).unwrap_or_default(),
+        );
+        input = input.get(nin..).unwrap_or_default();
         nout += o;
         nend += e;
         match res {
@@ -129,10 +136,11 @@ pub fn split_on(row: &str, delimiter: char) -> Vec<Cow<'_, str>> {
         return vec![Cow::Borrowed("")];
     }
     let mut start = 0;
-    ends[..nend]
-        .iter()
+    ends.truncate(nend);
+    ends.iter()
         .map(|&end| {
-            let cell = String::from_utf8_lossy(&out[start..end]).into_owned();
+            let cell =
+                String::from_utf8_lossy(out.get(start..end).unwrap_or_default()).into_owned();
             start = end;
             Cow::Owned(cell)
         })

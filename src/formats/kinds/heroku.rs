@@ -120,9 +120,9 @@ impl Heroku {
             return Ok(ts.to_string());
         }
         // Papertrail: `Oct 01 07:58:00 host prog:` without a year.
-        if words.len() >= 3 {
+        if let [month, day, time, ..] = words.as_slice() {
             let year = self.year.unwrap_or_else(|| chrono::Utc::now().year());
-            let text = format!("{year} {} {} {}", words[0], words[1], words[2]);
+            let text = format!("{year} {month} {day} {time}");
             if let Ok(n) = NaiveDateTime::parse_from_str(&text, "%Y %b %d %H:%M:%S") {
                 return Ok(n.format("%Y-%m-%dT%H:%M:%S").to_string());
             }
@@ -134,7 +134,9 @@ impl Heroku {
 /// `2026-10-01T07:58:00+00:00`.
 fn is_dated(w: &str) -> bool {
     let b = w.as_bytes();
-    b.len() >= 19 && b[..4].iter().all(u8::is_ascii_digit) && b[4] == b'-' && b[10] == b'T'
+    b.len() >= 19
+        && matches!(b, [y0, y1, y2, y3, b'-', _, _, _, _, _, b'T', ..]
+            if [y0, y1, y2, y3].iter().all(|c| c.is_ascii_digit()))
 }
 
 /// `381.24MB` -> (`381.24`, `MB`); `0.3005` -> (`0.3005`, ``).

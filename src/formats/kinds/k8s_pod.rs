@@ -109,7 +109,10 @@ impl Extractor for PodStatus {
         let mut out = Lines::with_capacity(lines.len());
         let mut start = 0;
         for end in document_ends(&lines) {
-            out.extend(self.read_document(&lines[start..end]));
+            // The ends rise from 1 to `lines.len()`.
+            if let Some(doc) = lines.get(start..end) {
+                out.extend(self.read_document(doc));
+            }
             start = end;
         }
         out
@@ -152,14 +155,16 @@ impl PodStatus {
             refuse(&mut out, lines, JSON);
             return out;
         }
-        // Lines `..end` are read; from `end` down they were refused.
+        // Lines `..end` are read; from `end` down they were refused. `out`
+        // has a slot per line and `end` only falls, so the `get`s hold.
         let mut end = lines.len();
         for _ in 0..ATTEMPTS {
-            let (cut, reason) = match MarkedYaml::load_from_str(&lines[..end].join("\n")) {
+            let kept = lines.get(..end).unwrap_or_default();
+            let (cut, reason) = match MarkedYaml::load_from_str(&kept.join("\n")) {
                 Ok(docs) => match docs.iter().find_map(foreign_key) {
                     Some(line) => (line, FOREIGN),
                     None => {
-                        self.read_nodes(&docs, &lines[..end], &mut out[..end]);
+                        self.read_nodes(&docs, kept, out.get_mut(..end).unwrap_or_default());
                         return out;
                     }
                 },
@@ -167,14 +172,19 @@ impl PodStatus {
             };
             let at = cut.saturating_sub(1).min(end.saturating_sub(1));
             // Only the topmost cut is the reason: what is below it follows.
-            refuse(&mut out[at..], &lines[at..], BELOW);
-            refuse(&mut out[at..=at], &lines[at..=at], reason);
+            let below = lines.get(at..).unwrap_or_default();
+            refuse(out.get_mut(at..).unwrap_or_default(), below, BELOW);
+            refuse(out.get_mut(at..=at).unwrap_or_default(), below, reason);
             end = at;
             if end == 0 {
                 return out;
             }
         }
-        refuse(&mut out[..end], &lines[..end], BROKEN);
+        refuse(
+            out.get_mut(..end).unwrap_or_default(),
+            lines.get(..end).unwrap_or_default(),
+            BROKEN,
+        );
         out
     }
 

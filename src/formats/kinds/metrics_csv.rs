@@ -135,7 +135,7 @@ impl MetricsCsv {
         }
         match &self.shape {
             Shape::Start => {
-                if is_time(&cells[0]) {
+                if cells.first().is_some_and(|c| is_time(c)) {
                     self.shape = Shape::Headerless;
                     return self.row(row);
                 }
@@ -167,7 +167,7 @@ impl MetricsCsv {
         let (tag, head) = first.split_once('#').ok_or("not a metrics CSV header")?;
         let values = || -> Vec<String> {
             std::iter::once(head)
-                .chain(cells[1..].iter().map(|c| c.as_ref()))
+                .chain(cells.iter().skip(1).map(|c| c.as_ref()))
                 .map(str::to_string)
                 .collect()
         };
@@ -201,7 +201,7 @@ impl MetricsCsv {
         let ty = |i: usize| types.get(i).map_or("", String::as_str);
         let time = (0..names.len())
             .find(|&i| ty(i) == "time")
-            .or_else(|| (0..names.len()).find(|&i| is_time_column(&names[i])));
+            .or_else(|| names.iter().position(|n| is_time_column(n)));
         let Some(time) = time else {
             return Shape::Timeless;
         };
@@ -242,8 +242,9 @@ fn header_shape(cells: &[Cow<str>]) -> Result<Shape, Skip> {
     if cells.len() < 2 || lower.iter().any(|c| c.is_empty()) {
         return Err("not a metrics CSV header");
     }
-    let time = (0..cells.len())
-        .find(|&i| is_time_column(&lower[i]))
+    let time = lower
+        .iter()
+        .position(|c| is_time_column(c))
         .ok_or("not a metrics CSV header: no time column")?;
     let value = lower.iter().position(|c| c == "value");
     if value.is_none() && time != 0 {
@@ -253,9 +254,11 @@ fn header_shape(cells: &[Cow<str>]) -> Result<Shape, Skip> {
         let metric = lower
             .iter()
             .position(|c| NAME_COLUMNS.contains(&c.as_str()));
-        let labels = (0..cells.len())
-            .filter(|&i| i != time && i != value && Some(i) != metric)
-            .map(|i| (i, cells[i].trim().to_string()))
+        let labels = cells
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| i != time && i != value && Some(i) != metric)
+            .map(|(i, c)| (i, c.trim().to_string()))
             .collect();
         return Ok(Shape::Long {
             time,
@@ -264,10 +267,12 @@ fn header_shape(cells: &[Cow<str>]) -> Result<Shape, Skip> {
             labels,
         });
     }
-    let series = (0..cells.len())
-        .filter(|&i| i != time)
-        .map(|i| {
-            let text = cells[i].trim();
+    let series = cells
+        .iter()
+        .enumerate()
+        .filter(|&(i, _)| i != time)
+        .map(|(i, c)| {
+            let text = c.trim();
             match series_name(text) {
                 Some((name, labels)) => (
                     i,
@@ -292,10 +297,8 @@ fn header_shape(cells: &[Cow<str>]) -> Result<Shape, Skip> {
 fn is_time(cell: &str) -> bool {
     let t = cell.trim();
     let b = t.as_bytes();
-    let dated = b.len() >= 10
-        && b[..4].iter().all(u8::is_ascii_digit)
-        && (b[4] == b'-' || b[4] == b'/')
-        && b[7] == b[4];
+    let dated = matches!(b, [y0, y1, y2, y3, sep @ (b'-' | b'/'), _, _, sep2, _, _, ..]
+        if sep2 == sep && [y0, y1, y2, y3].iter().all(|c| c.is_ascii_digit()));
     let epoch = b.len() >= 9 && t.bytes().all(|c| c.is_ascii_digit() || c == b'.');
     dated || epoch
 }

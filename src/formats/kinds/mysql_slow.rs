@@ -175,8 +175,10 @@ fn pairs(header: &str) -> impl Iterator<Item = (&str, &str)> {
     let words: Vec<&str> = header.split_whitespace().collect();
     let mut out = Vec::new();
     for w in words.windows(2) {
-        if let Some(k) = w[0].strip_suffix(':') {
-            out.push((k, w[1]));
+        if let [key, value] = w {
+            if let Some(k) = key.strip_suffix(':') {
+                out.push((k, *value));
+            }
         }
     }
     out.into_iter()

@@ -137,7 +137,8 @@ impl Extractor for PgActivity {
             self.unplaced = true;
             return Ok(Vec::new());
         };
-        let ts = pg_time(cells[capture].trim());
+        // The row has a cell per column (checked above).
+        let ts = pg_time(cells.get(capture).map_or("", |c| c.trim()));
         if ts.is_empty() {
             return Err("no capture time in the row");
         }
@@ -170,12 +171,14 @@ impl PgActivity {
             by: BTreeMap::new(),
             max_connections: None,
         });
-        if let Some(i) = columns.max_connections {
-            capture.max_connections = Some(cells[i].trim().to_string());
+        // `row` checked that there is a cell per column.
+        if let Some(c) = columns.max_connections.and_then(|i| cells.get(i)) {
+            capture.max_connections = Some(c.trim().to_string());
         }
         let client = columns
             .backend_type
-            .is_none_or(|i| cells[i].trim() == "client backend");
+            .and_then(|i| cells.get(i))
+            .is_none_or(|c| c.trim() == "client backend");
         if !client {
             return;
         }
@@ -183,10 +186,10 @@ impl PgActivity {
         for (metric, labels) in BREAKDOWNS {
             let mut values = Vec::new();
             for &label in labels {
-                let Some(i) = columns.index(label) else {
+                let Some(v) = columns.index(label).and_then(|i| cells.get(i)) else {
                     break;
                 };
-                let v = cells[i].trim();
+                let v = v.trim();
                 let v = match (label, v) {
                     ("client_addr", "") => "local",
                     _ => v,
@@ -196,7 +199,10 @@ impl PgActivity {
                 }
             }
             // A breakdown needs its first label (no wait event: not waiting).
-            if values.first().is_some_and(|(l, _)| *l == labels[0]) {
+            if values
+                .first()
+                .is_some_and(|(l, _)| labels.first() == Some(l))
+            {
                 *capture.by.entry((metric, values)).or_insert(0) += 1;
             }
         }
@@ -264,11 +270,8 @@ fn header(cells: &[Cow<str>]) -> Option<Columns> {
 /// psql prints `timestamptz` with an hours-only offset (`+00`): make it `+00:00`.
 fn pg_time(t: &str) -> String {
     let b = t.as_bytes();
-    let n = b.len();
-    if n > 3
-        && matches!(b[n - 3], b'+' | b'-')
-        && b[n - 2..].iter().all(u8::is_ascii_digit)
-        && b[n - 4].is_ascii_digit()
+    if matches!(b, [.., d, b'+' | b'-', h1, h2]
+        if d.is_ascii_digit() && h1.is_ascii_digit() && h2.is_ascii_digit())
     {
         format!("{t}:00")
     } else {

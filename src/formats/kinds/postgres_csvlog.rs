@@ -83,10 +83,17 @@ fn record(row: &str) -> Result<Fields<'_>, Skip> {
     if !(22..=26).contains(&cells.len()) {
         return Err("not a csvlog row: wrong number of columns");
     }
-    if !SEVERITIES.contains(&cells[SEVERITY].as_ref()) {
+    // Every column index below is under 22, so the `get`s find a cell.
+    if !cells
+        .get(SEVERITY)
+        .is_some_and(|s| SEVERITIES.contains(&s.as_ref()))
+    {
         return Err("not a csvlog row: unknown severity");
     }
-    if !cells[PID].bytes().all(|b| b.is_ascii_digit()) {
+    if !cells
+        .get(PID)
+        .is_some_and(|p| p.bytes().all(|b| b.is_ascii_digit()))
+    {
         return Err("not a csvlog row: process id is not a number");
     }
     let mut cells: Vec<Option<Cow<str>>> = cells.into_iter().map(Some).collect();
@@ -128,12 +135,8 @@ fn record(row: &str) -> Result<Fields<'_>, Skip> {
 fn starts_with_time(t: &str) -> bool {
     let b = t.as_bytes();
     b.len() >= 19
-        && b[..4].iter().all(u8::is_ascii_digit)
-        && b[4] == b'-'
-        && b[7] == b'-'
-        && b[10] == b' '
-        && b[13] == b':'
-        && b[16] == b':'
+        && matches!(b, [y0, y1, y2, y3, b'-', _, _, b'-', _, _, b' ', _, _, b':', _, _, b':', ..]
+            if [y0, y1, y2, y3].iter().all(|c| c.is_ascii_digit()))
 }
 
 #[cfg(test)]

@@ -63,7 +63,8 @@ impl Extractor for PostgresLog {
         if line.trim().is_empty() {
             return Ok(Vec::new());
         }
-        let known = &self.patterns[..self.prefixes];
+        // The prefix patterns are the first `prefixes` of `patterns`.
+        let known = self.patterns.get(..self.prefixes).unwrap_or(&self.patterns);
         if let Some(f) = known
             .iter()
             .chain(&self.inferred)
@@ -74,7 +75,7 @@ impl Extractor for PostgresLog {
         if let Some(f) = self.guess(line).and_then(|p| p.read(line)) {
             return Ok(vec![f]);
         }
-        let variants = &self.patterns[self.prefixes..];
+        let variants = self.patterns.get(self.prefixes..).unwrap_or_default();
         match variants.iter().find_map(|p| p.read(line)) {
             Some(f) => Ok(vec![f]),
             None => Err("does not match the format"),

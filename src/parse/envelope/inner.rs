@@ -83,9 +83,10 @@ impl<'c> InnerParser<'c> {
             self.detected = true;
             let head: Vec<String> = self.buffered.iter().map(|w| w.inner.clone()).collect();
             // An envelope inside an envelope is not unwrapped twice.
-            let detection = detect(self.cat, &head)
-                .0
-                .filter(|d| self.cat.formats[d.format].def.kind != DefinitionKind::Envelope);
+            let detection = detect(self.cat, &head).0.filter(|d| {
+                let f = self.cat.formats.get(d.format);
+                f.is_some_and(|f| f.def.kind != DefinitionKind::Envelope)
+            });
             self.inner = detection.as_ref().map(|d| d.format);
             self.log_requests = detection.as_ref().is_some_and(|d| d.log_requests);
             if let Some(d) = &detection {
@@ -96,10 +97,12 @@ impl<'c> InnerParser<'c> {
                     .iter()
                     .copied()
                     .filter(|&j| {
-                        !matches!(
-                            self.cat.formats[j].def.kind,
-                            DefinitionKind::Envelope | DefinitionKind::Generic
-                        )
+                        self.cat.formats.get(j).is_some_and(|f| {
+                            !matches!(
+                                f.def.kind,
+                                DefinitionKind::Envelope | DefinitionKind::Generic
+                            )
+                        })
                     })
                     .collect();
                 if !fallbacks.is_empty() {
@@ -111,14 +114,11 @@ impl<'c> InnerParser<'c> {
                     self.others = Some(Others::new(self.cat, &plan));
                 }
             }
-            if let Some(i) = self.inner {
-                stats.inner_format = Some(self.cat.formats[i].name().to_string());
-                self.inner_reader = self.cat.formats[i].extractor();
+            if let Some(f) = self.inner.and_then(|i| self.cat.formats.get(i)) {
+                stats.inner_format = Some(f.name().to_string());
+                self.inner_reader = f.extractor();
                 self.inner_times = Some(Builder::new(
-                    TimeParser::new(
-                        &self.cat.formats[i].def.timestamp_formats,
-                        self.opts.input_tz,
-                    ),
+                    TimeParser::new(&f.def.timestamp_formats, self.opts.input_tz),
                     None,
                 ));
             }
@@ -135,9 +135,11 @@ impl<'c> InnerParser<'c> {
             }
             return;
         }
-        let events = match (self.inner, self.inner_times.as_mut()) {
-            (Some(i), Some(times)) => parse_line(
-                &self.cat.formats[i],
+        let cat = self.cat;
+        let inner = self.inner.and_then(|i| cat.formats.get(i));
+        let events = match (inner, self.inner_times.as_mut()) {
+            (Some(f), Some(times)) => parse_line(
+                f,
                 &mut self.inner_reader,
                 self.cat,
                 times,
@@ -155,9 +157,8 @@ impl<'c> InnerParser<'c> {
                     // Request lines among an application's log lines (the
                     // inner format reads logs) are the application's, as
                     // `json_fallback` marks them in a plain input.
-                    let app_log = self.inner.is_none_or(|i| {
-                        self.cat.formats[i].def.produces != crate::formats::Produces::Request
-                    });
+                    let app_log =
+                        inner.is_none_or(|f| f.def.produces != crate::formats::Produces::Request);
                     for ev in &mut fallen {
                         if let Event::Request(r) = ev {
                             r.from_log |= app_log;

@@ -92,12 +92,9 @@ pub(super) fn year_near(year: i32, last: u32, month: u32) -> i32 {
 /// (two digits after a colon) and comes before a digit; `None` when there is none.
 pub(super) fn comma_fraction(t: &str) -> Option<String> {
     let b = t.as_bytes();
-    let at = (3..b.len().saturating_sub(1)).find(|&i| {
-        b[i] == b','
-            && b[i + 1].is_ascii_digit()
-            && b[i - 3] == b':'
-            && b[i - 2].is_ascii_digit()
-            && b[i - 1].is_ascii_digit()
+    let at = 3 + b.windows(5).position(|w| {
+        matches!(w, [b':', s1, s2, b',', f]
+            if s1.is_ascii_digit() && s2.is_ascii_digit() && f.is_ascii_digit())
     })?;
     let mut out = t.to_string();
     out.replace_range(at..=at, ".");

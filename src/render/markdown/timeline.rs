@@ -62,8 +62,7 @@ fn rows(d: &Draft<'_>) -> Vec<Row> {
         .collect();
     let mut out: Vec<Row> = Vec::new();
     let mut i = 0;
-    while i < tl.len() {
-        let e = &tl[i];
+    while let Some(e) = tl.get(i) {
         // Held by a group row, or by the same instance's "restarted" row of
         // the same second (an orchestrator event and the app's own line).
         let name = e.text.split(' ').next().unwrap_or("");
@@ -82,7 +81,7 @@ fn rows(d: &Draft<'_>) -> Vec<Row> {
             continue;
         }
         if back_up(e) {
-            let run: Vec<&TimelineJson> = tl[i..].iter().take_while(|x| back_up(x)).collect();
+            let run: Vec<&TimelineJson> = tl.iter().skip(i).take_while(|x| back_up(x)).collect();
             if run.len() > 1 {
                 let last = run.last().map_or(e.ts.as_str(), |x| x.ts.as_str());
                 let mut sources: Vec<String> = Vec::new();

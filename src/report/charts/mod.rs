@@ -38,6 +38,12 @@ pub struct Colour {
 /// Series colours in the order series are drawn. Okabe-Ito hues
 /// (distinguishable with the common colour-vision deficiencies), darkened
 /// where needed to reach WCAG's 3:1 for graphical objects on white.
+/// Series `i`'s colour: the palette again from its start past its end.
+pub fn colour(i: usize) -> &'static Colour {
+    let [first, ..] = &PALETTE;
+    PALETTE.get(i % PALETTE.len()).unwrap_or(first)
+}
+
 pub const PALETTE: [Colour; 4] = [
     Colour {
         hex: "#0072B2",

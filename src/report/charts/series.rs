@@ -33,8 +33,12 @@ pub fn completed(
 ) -> Series {
     let mut values = vec![0u64; axis.count];
     for (i, c) in cells.iter().enumerate() {
-        if let Some(b) = axis.index(cells_span.start + i as i64) {
-            values[b] += u64::from(count(c));
+        // The axis gives indices of its own buckets.
+        if let Some(v) = axis
+            .index(cells_span.start + i as i64)
+            .and_then(|b| values.get_mut(b))
+        {
+            *v += u64::from(count(c));
         }
     }
     Series {
@@ -74,11 +78,17 @@ pub fn peak<'a>(
 fn bucketed(points: &[(i64, f64)], axis: &TimeAxis) -> Vec<Option<f64>> {
     let mut out: Vec<Option<f64>> = vec![None; axis.count];
     for &(ms, v) in points {
-        if let Some(b) = axis.index(ms.div_euclid(1000)) {
-            out[b] = Some(out[b].map_or(v, |o: f64| o.max(v)));
+        if let Some(slot) = axis.index(ms.div_euclid(1000)).and_then(|b| out.get_mut(b)) {
+            *slot = Some(slot.map_or(v, |o: f64| o.max(v)));
         }
     }
-    let mut steps: Vec<i64> = points.windows(2).map(|w| w[1].0 - w[0].0).collect();
+    let mut steps: Vec<i64> = points
+        .windows(2)
+        .filter_map(|w| match w {
+            [a, b] => Some(b.0 - a.0),
+            _ => None,
+        })
+        .collect();
     steps.sort_unstable();
     let Some(&step) = steps.get(steps.len() / 2) else {
         return out;
@@ -108,8 +118,8 @@ fn bucketed(points: &[(i64, f64)], axis: &TimeAxis) -> Vec<Option<f64>> {
 pub fn restarts(downs: impl Iterator<Item = i64>, axis: &TimeAxis) -> Option<Series> {
     let mut values = vec![0u32; axis.count];
     for s in downs {
-        if let Some(b) = axis.index(s) {
-            values[b] += 1;
+        if let Some(v) = axis.index(s).and_then(|b| values.get_mut(b)) {
+            *v += 1;
         }
     }
     values.iter().any(|v| *v > 0).then(|| Series {
