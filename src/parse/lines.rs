@@ -15,9 +15,11 @@ use serde_json::Value;
 
 use std::borrow::Cow;
 
+mod whole;
+
 use super::above::Above;
 use super::json_fallback::JsonFallback;
-use super::kind::{code_events, parse_line};
+use super::kind::parse_line;
 use super::others::{Fallback, LinePlan, Others};
 use super::record::Builder;
 use super::stats::InputStats;
@@ -187,49 +189,6 @@ impl<'c, 'i> LineCx<'c, 'i> {
         }
         let parsed = parse_line(self.format, self.reader, self.cat, self.times, line, origin);
         self.settle_records(n, line, parsed, stats, sink);
-    }
-
-    /// Whether the format's reader reads the input whole ([`LineCx::whole`]).
-    pub(super) fn reads_whole(&self) -> bool {
-        self.reader.as_ref().is_some_and(|r| r.whole_text())
-    }
-
-    /// A kind whose syntax is read whole (YAML): the reader reads all the
-    /// lines as one text, then each line is counted with what it gave, as if
-    /// read one by one. Returns the last line's number.
-    pub(super) fn whole<S: EventSink>(
-        &mut self,
-        lines: &[(u64, String)],
-        stats: &mut InputStats,
-        sink: &mut S,
-    ) -> u64 {
-        let clean: Vec<Cow<'_, str>> = lines
-            .iter()
-            .map(|(_, l)| {
-                if self.others.strip {
-                    self.others.clean(l)
-                } else {
-                    Cow::Borrowed(l.as_str())
-                }
-            })
-            .collect();
-        let read = match self.reader.as_mut() {
-            Some(r) => r.text(&clean.join("\n")),
-            None => Vec::new(),
-        };
-        let mut read = read.into_iter();
-        for ((n, _), line) in lines.iter().zip(&clean) {
-            let origin = Origin {
-                input: self.index,
-                line: *n,
-            };
-            let records = read
-                .next()
-                .unwrap_or(Err("the reader gave this line no outcome"));
-            let parsed = code_events(self.format, self.cat, self.times, records, origin);
-            self.settle_records(*n, line, parsed, stats, sink);
-        }
-        lines.last().map_or(0, |(n, _)| *n)
     }
 
     /// Count a code kind's line (or a JSON line's records) and hand its
