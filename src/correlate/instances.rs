@@ -15,7 +15,7 @@ use super::identity::Identities;
 use crate::event::{InfraKind, Millis, Origin, Signal};
 
 /// The cause of a restart whose process crashed on its own (its logs said so).
-pub const CRASHED: &str = "the process crashed";
+pub const CRASHED: &str = "the process exited abnormally";
 
 /// Markers of one instance closer than this belong to one restart.
 const SAME_RESTART_MS: Millis = 120_000;

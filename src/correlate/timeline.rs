@@ -183,7 +183,14 @@ pub fn build(a: &Analysis) -> Vec<TimelineEntry> {
             .filter(|p| p.first < window.end * 1000 && p.last >= near.start * 1000)
             .count();
         let n = a.health.failing.len().max(failing_probe);
-        let of = a.health.instances.len().max(a.fleet.len());
+        // Against the fleet that was running: a scale-out's new pods are not.
+        let of = a
+            .health
+            .instances
+            .len()
+            .max(a.fleet.len())
+            .saturating_sub(a.instances_joined.len())
+            .max(n);
         out.push(TimelineEntry {
             ts,
             kind: TimelineKind::HealthChecksFailing,

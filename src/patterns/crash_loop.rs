@@ -110,10 +110,20 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
         ));
     }
     if let Some(b) = backoffs.first() {
+        // Each kind counted as what it is: "back-off / OOM" read as OOM
+        // kills that never happened.
+        let ooms = backoffs
+            .iter()
+            .filter(|e| e.kind == crate::event::InfraKind::OomKilled)
+            .count();
+        let kinds = match (backoffs.len() - ooms, ooms) {
+            (n, 0) => format!("{n} back-off event(s)"),
+            (0, m) => format!("{m} out-of-memory kill(s)"),
+            (n, m) => format!("{n} back-off event(s) and {m} out-of-memory kill(s)"),
+        };
         evidence.push(Evidence::new(
             format!(
-                "{} back-off / OOM events, the first on {}: {}",
-                backoffs.len(),
+                "{kinds}, the first on {}: {}",
                 a.ids.display(&b.object),
                 crate::redact::redact_text(&b.message)
             ),

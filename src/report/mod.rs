@@ -234,6 +234,10 @@ pub struct Extra {
     /// Instances that first served after the incident began and were not
     /// affected (a scale-out's or rollback's new pods), by canonical name.
     pub instances_joined: Vec<String>,
+    /// The first and last second with requests, when the other records
+    /// reach far wider (a start-up line weeks before the export): the span
+    /// a reader recognises as the export's.
+    pub requests_span: Option<SpanJson>,
 }
 
 /// The blamed client's figures in the incident window and its baseline,
@@ -543,6 +547,7 @@ pub fn build(
             has_infra: !agg.infra_events().is_empty(),
             templates: Default::default(),
             culprit: culprit_figures(a),
+            requests_span: requests_span(a),
             instances_joined: if inc.is_some() {
                 a.instances_joined.iter().cloned().collect()
             } else {
@@ -550,6 +555,18 @@ pub fn build(
             },
         },
     }
+}
+
+/// The seconds with requests, first to last (see [`Extra::requests_span`]).
+fn requests_span(a: &Analysis) -> Option<SpanJson> {
+    let span = a.span?;
+    let first = a.totals.iter().position(|c| c.requests > 0)?;
+    let last = a.totals.iter().rposition(|c| c.requests > 0)?;
+    let at = |i: usize| (span.start + i as i64) * 1000;
+    Some(SpanJson {
+        start: rfc3339(at(first)),
+        end: rfc3339(at(last) + 1000),
+    })
 }
 
 /// A finding's timeline entry, unless the timeline already tells it: the

@@ -51,9 +51,28 @@ fn attribution(out: &mut String, r: &Report) {
         );
         return;
     }
+    // Without an incident there is nothing to weigh clients against: a
+    // table "ranked by blame" on a quiet day names people for nothing.
     let window = match (&r.incident.onset, &r.incident.recovered) {
         (Some(o), Some(rec)) => format!("the incident window ({}–{} UTC)", hms(o), hms(rec)),
-        _ => "the whole span (no incident found)".to_string(),
+        _ => {
+            let _ = writeln!(
+                out,
+                "Not shown: no incident was found, so no {} is weighed against a baseline. The JSON report's `attribution` holds every one's figures.\n",
+                a.dimension
+            );
+            return;
+        }
+    };
+    // Where no client is the cause, the rows are the largest changes, not culprits.
+    let ranked = if r.extra.culprit.is_some() {
+        "Ranked by blame (share of the requests above baseline, of busy time, of requests)."
+            .to_string()
+    } else {
+        format!(
+            "No single {} explains the incident: these are the largest changes, not causes (ranked by share of the requests above baseline, of busy time, of requests).",
+            a.dimension
+        )
     };
     let baseline = r.extra.baseline.as_ref().map_or_else(String::new, |b| {
         format!("; baseline {}–{} UTC", hms(&b.start), hms(&b.end))
@@ -76,7 +95,7 @@ fn attribution(out: &mut String, r: &Report) {
     };
     let _ = writeln!(
         out,
-        "Requests in {window}{baseline}. All traffic: {:.1} req/s in the window, {:.1} req/s in the baseline. Ranked by blame (share of the requests above baseline, of busy time, of requests). {left}\n",
+        "Requests in {window}{baseline}. All traffic: {:.1} req/s in the window, {:.1} req/s in the baseline. {ranked} {left}\n",
         r.extra.attribution_window_rate, r.extra.attribution_baseline_rate
     );
     let dim = if a.dimension == "tenant" {

@@ -107,13 +107,9 @@ pub(crate) fn section(out: &mut String, d: &Draft<'_>) {
             .iter()
             .map(|i| format!("`{i}`"))
             .collect();
-        let of = if imp.instances_total >= names.len() && imp.instances_total > 0 {
-            format!(" of {}", imp.instances_total)
-        } else {
-            String::new()
-        };
         // New instances that arrived during the incident did not "stay
-        // healthy" through it: they are told apart, with what brought them.
+        // healthy" through it, and were not the fleet it hit: told apart,
+        // with what brought them.
         let joined = r
             .extra
             .instances_joined
@@ -121,10 +117,13 @@ pub(crate) fn section(out: &mut String, d: &Draft<'_>) {
             .filter(|j| !imp.instances_affected.contains(j))
             .count()
             .min(imp.instances_total.saturating_sub(names.len()));
-        let healthy = imp
-            .instances_total
-            .saturating_sub(names.len())
-            .saturating_sub(joined);
+        let running = imp.instances_total.saturating_sub(joined);
+        let of = if running >= names.len() && running > 0 {
+            format!(" of {running}")
+        } else {
+            String::new()
+        };
+        let healthy = running.saturating_sub(names.len());
         let mut rest = Vec::new();
         if healthy > 0 {
             rest.push(format!("the other {healthy} stayed healthy"));
@@ -168,7 +167,14 @@ pub(crate) fn section(out: &mut String, d: &Draft<'_>) {
         None => {}
     }
     if let Some(f) = d.finding("backlog_growth") {
-        let _ = writeln!(out, "- **Queued work:** {}.", story::title(d, f));
+        // How long the queued work waited is what its users felt.
+        let drain = f
+            .evidence
+            .iter()
+            .find(|e| e.text.starts_with("drained at") || e.text.starts_with("not drained"))
+            .map(|e| format!("; {}", e.text))
+            .unwrap_or_default();
+        let _ = writeln!(out, "- **Queued work:** {}{drain}.", story::title(d, f));
     }
     let _ = writeln!(
         out,

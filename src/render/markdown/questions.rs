@@ -52,17 +52,24 @@ fn question(d: &Draft<'_>, f: &FindingJson) -> Option<String> {
         "upstream_rate_limit" => {
             "What limit did the dependency apply, and is it published?".to_string()
         }
-        "pool_exhaustion" => {
-            "Is the pool sized for this traffic, and was the database itself healthy (no database metrics in the inputs)?".to_string()
-        }
+        // Whether the database's own metrics were given is not known here:
+        // only "no metrics at all" is said (a review found the claim false).
+        "pool_exhaustion" => format!(
+            "Is the pool sized for this traffic, and was the database itself healthy{}?",
+            if d.r.extra.has_metrics {
+                ""
+            } else {
+                " (no metrics among the inputs)"
+            }
+        ),
         "backlog_growth" => "Was queued work only delayed, or was some of it dropped?".to_string(),
         "health_check_coupling" => {
-            "Why does the liveness check depend on the database pool?".to_string()
+            "What does the liveness check wait on, and should a slow but working server fail it?".to_string()
         }
         "synchronized_restart" => {
             "What took every instance down at the same moment (a liveness check, memory, a shared dependency), and why was there no slack to restart them in turn?".to_string()
         }
-        "crash_loop" => "Why did the instances crash: memory, CPU limits, or a fault under load?".to_string(),
+        "crash_loop" => "What took the instances down each time (a watchdog or liveness kill, memory, a fault under load), as their own last log lines say?".to_string(),
         "retry_storm" => format!(
             "What retry policy does {} use, and does it back off?",
             who(d, f)
@@ -128,7 +135,10 @@ mod tests {
             out.contains("Why could `acct-4411` send at this rate"),
             "{out}"
         );
-        assert!(out.contains("liveness check depend"), "{out}");
+        assert!(
+            out.contains("What does the liveness check wait on"),
+            "{out}"
+        );
         assert!(!out.contains("stuck instances"), "{out}");
     }
 }

@@ -17,8 +17,12 @@
 use std::fmt::Write;
 
 use super::cascade::{certainty, Role};
-use super::{duration, hms, longest_outage, lower_first, wording, Draft};
+use super::{duration, hms, lower_first, secs_between, wording, Draft};
 use crate::report::FindingJson;
+
+/// How far from a restart's span a full interruption may begin or end and
+/// still be told as its result.
+const RESTART_OUTAGE_S: i64 = 120;
 
 /// The mechanism a pattern stands for, as the summary says it.
 pub(crate) fn phrase(pattern: &str) -> Option<&'static str> {
@@ -96,13 +100,23 @@ fn step(d: &Draft<'_>, f: &FindingJson, after_trigger: Option<&str>) -> String {
             lower_first(&t)
         ),
         "synchronized_restart" => {
-            let gap = longest_outage(d.r)
-                .map(|(s, _)| format!(" of {}", duration(s)))
-                .unwrap_or_default();
-            format!(
-                "Then {}{h} ({at} UTC), turning a degraded service into a full interruption{gap}.",
-                lower_first(&t)
-            )
+            // The interruption is the restart's doing only when it came with
+            // it: a review found one blamed on a restart 16 minutes before.
+            let with_it = d.r.impact.full_outages.iter().filter_map(|o| {
+                let after_end = secs_between(&f.end, &o.start)?;
+                let before_start = secs_between(&o.end, &f.start)?;
+                (after_end <= RESTART_OUTAGE_S && before_start <= RESTART_OUTAGE_S)
+                    .then(|| secs_between(&o.start, &o.end))
+                    .flatten()
+            });
+            match with_it.max() {
+                Some(s) => format!(
+                    "Then {}{h} ({at} UTC), turning a degraded service into a full interruption of {}.",
+                    lower_first(&t),
+                    duration(s)
+                ),
+                None => format!("Then {}{h} ({at} UTC).", lower_first(&t)),
+            }
         }
         "crash_loop" => {
             // Queued work is said only where a finding shows a backlog.
@@ -117,10 +131,20 @@ fn step(d: &Draft<'_>, f: &FindingJson, after_trigger: Option<&str>) -> String {
             "Meanwhile, {}{h} (from {at} UTC), adding load at the worst moment.",
             lower_first(&t)
         ),
-        "thundering_herd" => format!(
-            "After the interruption, {}{h} (from {at} UTC): many clients acted at once.",
-            lower_first(&t)
-        ),
+        "thundering_herd" => {
+            // "After the interruption" only when one ended before it began.
+            let after = d
+                .r
+                .impact
+                .full_outages
+                .iter()
+                .any(|o| secs_between(&o.end, &f.start).is_some_and(|s| (0..=RESTART_OUTAGE_S).contains(&s)));
+            format!(
+                "{} {}{h} (from {at} UTC): many clients acted at once.",
+                if after { "After the interruption," } else { "Meanwhile," },
+                lower_first(&t)
+            )
+        }
         _ => format!("{t}{h} (from {at} UTC)."),
     }
 }

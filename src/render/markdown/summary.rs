@@ -30,10 +30,21 @@ pub(crate) fn section(out: &mut String, d: &Draft<'_>) {
     let _ = writeln!(out, "## Summary\n");
     let r = d.r;
     let Some(window) = window_text(r) else {
-        let span = r.span.as_ref().map_or_else(
-            || "no timestamps".to_string(),
-            |s| format!("{} to {}", s.start, s.end),
-        );
+        // The requests' span when the other records reach far wider (a
+        // start-up line weeks before): a review read "16 days" of 4 hours.
+        let span = match (&r.extra.requests_span, r.span.as_ref()) {
+            (Some(q), Some(s))
+                if super::secs_between(&s.start, &q.start).is_some_and(|x| x > 3600)
+                    || super::secs_between(&q.end, &s.end).is_some_and(|x| x > 3600) =>
+            {
+                format!(
+                    "requests from {} to {}; other records from {} to {}",
+                    q.start, q.end, s.start, s.end
+                )
+            }
+            (_, Some(s)) => format!("{} to {}", s.start, s.end),
+            (_, None) => "no timestamps".to_string(),
+        };
         let _ = writeln!(
             out,
             "No incident was found in the inputs ({span}). Error rates, latency, health checks and restarts stayed within their baseline, so this report names no cause and no culprit.{}\n",
@@ -175,7 +186,26 @@ pub(crate) fn section(out: &mut String, d: &Draft<'_>) {
         }
         _ => {}
     }
+    // Without a cause in the data, the responders' own words on the action
+    // that ended it are the best lead: quoted as theirs, not as a finding.
+    let caused = d.findings.iter().any(|f| d.role(f) == Role::Trigger);
+    let why = recovery::action(d)
+        .and_then(|t| stated_reason(&t.text))
+        .filter(|why| recovery::ended(d).is_some_and(|e| e.contains(why)));
+    if let (false, Some(why)) = (caused, why) {
+        let _ = write!(
+            s,
+            " The responders gave their reason for that action as \"{why}\": the data alone names no cause, so that is the lead to confirm."
+        );
+    }
     let _ = writeln!(out, "{s}\n");
+}
+
+/// The reason a change log gave, as the timeline quotes it (`(reason given: "...")`).
+fn stated_reason(text: &str) -> Option<&str> {
+    let (_, rest) = text.split_once("(reason given: \"")?;
+    let (why, _) = rest.rsplit_once("\")")?;
+    (!why.is_empty()).then_some(why)
 }
 
 #[cfg(test)]
@@ -224,6 +254,16 @@ mod tests {
         assert!(s.contains("database connection pools ran out"), "{s}");
         r.findings.clear();
         assert!(summary(&r).contains("no pattern that explains them"));
+    }
+
+    #[test]
+    fn a_stated_reason_is_read_from_the_timeline_text() {
+        assert_eq!(
+            stated_reason(r#"config `app`: by ops (reason given: "reads moved to the replica")"#),
+            Some("reads moved to the replica")
+        );
+        assert_eq!(stated_reason("deploy of `api` 6.21.0 by argocd"), None);
+        assert_eq!(stated_reason(r#"x (reason given: "")"#), None);
     }
 
     #[test]
