@@ -133,6 +133,16 @@ impl Analysis {
     }
 
     /// The incident window as a span, or the whole span.
+    /// How many instances a sentence counts against ("1 of N"): `total`
+    /// less the instances that joined during the incident (a scale-out's or
+    /// a rollback's new pods), never fewer than `at_least`. Only for words:
+    /// confidences keep the whole count, which their thresholds were set on.
+    pub fn running(&self, total: usize, at_least: usize) -> usize {
+        total
+            .saturating_sub(self.instances_joined.len())
+            .max(at_least)
+    }
+
     pub fn window(&self) -> Option<Span> {
         match self.incident {
             Some(i) => Some(Span::new(i.onset, i.recovered)),
@@ -828,6 +838,19 @@ pub fn secs(ms: Millis) -> i64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// "1 of N" counts the fleet running when it began: the pods a
+    /// scale-out added at the end are not the peers it was compared with.
+    #[test]
+    fn sentences_count_the_fleet_that_was_running() {
+        let a = Analysis {
+            instances_joined: ["new-1", "new-2"].iter().map(|s| s.to_string()).collect(),
+            ..Analysis::default()
+        };
+        assert_eq!(a.running(8, 1), 6);
+        assert_eq!(a.running(3, 3), 3, "never fewer than those named");
+        assert_eq!(Analysis::default().running(8, 1), 8);
+    }
 
     fn served(per_s: &[u32]) -> Vec<Cell> {
         per_s

@@ -292,7 +292,7 @@ pub fn build(a: &Analysis) -> Vec<TimelineEntry> {
                     text: format!(
                         "{} of {} instances replaced within {spread} s by the {change} ({})",
                         names.len(),
-                        total,
+                        a.running(total, names.len()),
                         names.join(", ")
                     ),
                     sources: group.iter().take(3).map(|r| a.source(r.source)).collect(),
@@ -311,7 +311,7 @@ pub fn build(a: &Analysis) -> Vec<TimelineEntry> {
                     "{} {} of {} instances restarted within {spread} s ({}){cause}",
                     if all { "All" } else { "" },
                     names.len(),
-                    total,
+                    a.running(total, names.len()),
                     names.join(", ")
                 )
                 .trim_start()

@@ -146,7 +146,8 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
     sink.push(Finding {
         pattern: ID,
         title: format!(
-            "Health checks failed together with user traffic on {failing} of {total} instances"
+            "Health checks failed together with user traffic on {failing} of {} instances",
+            a.running(total, failing)
         ),
         confidence: confidence(c),
         start: first_fail,

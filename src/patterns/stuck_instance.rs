@@ -168,13 +168,19 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
             .get(s.0)
             .is_some_and(|n| seen.insert(a.ids.canonical(n)))
     });
-    let active = minutes
+    let serving = minutes
         .iter()
         .zip(&names)
         .filter(|(x, _)| x.iter().any(Option::is_some))
         .map(|(_, n)| a.ids.canonical(n))
-        .collect::<std::collections::BTreeSet<_>>()
-        .len();
+        .collect::<std::collections::BTreeSet<_>>();
+    let active = serving.len();
+    // Said against those running when it began: a replacement that started
+    // at the end is not one of the peers it was compared with.
+    let running = serving
+        .iter()
+        .filter(|n| !a.instances_joined.contains(*n))
+        .count();
     if stuck.is_empty() || stuck.len() * 2 >= active {
         return;
     }
@@ -212,7 +218,7 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
         title: format!(
             "{} of {} instances stopped answering in time while their peers were fine",
             stuck.len(),
-            active
+            running.max(stuck.len())
         ),
         confidence: confidence(c),
         start: (window.start + start as i64 * 60) * 1000,

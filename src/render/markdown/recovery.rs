@@ -203,11 +203,21 @@ pub(crate) fn section(out: &mut String, d: &Draft<'_>) {
             );
         }
     }
+    // Requests recovered; a queue still deep at the end of the data did
+    // not, and "normal for the rest of the data" beside it contradicted it.
+    let backlog_left = d
+        .finding("backlog_growth")
+        .is_some_and(|f| f.evidence.iter().any(|e| e.text.starts_with("not drained")));
     let _ = writeln!(
         out,
-        "- **Recovered:** {} UTC, {} after the onset; normal for the rest of the data.",
+        "- **Recovered:** {} UTC, {} after the onset; {}.",
         hms(rec),
-        duration(r.incident.duration_s.unwrap_or(0))
+        duration(r.incident.duration_s.unwrap_or(0)),
+        if backlog_left {
+            "requests were served normally for the rest of the data, but the queue had not drained by its end"
+        } else {
+            "normal for the rest of the data"
+        }
     );
     let _ = writeln!(
         out,
