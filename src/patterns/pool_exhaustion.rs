@@ -23,7 +23,7 @@ const ACTIONS: &[&str] = &[
 ];
 /// When no client explains it: something in the service held connections.
 const ACTIONS_NO_CLIENT: &[&str] = &[
-    "Find what held the connections: the pool's leak detection (HikariCP leakDetectionThreshold, SQLAlchemy pool events) and checkout time per endpoint",
+    "Find what held the connections: turn on the pool's leak detection (every pool library has one) and measure checkout time per endpoint",
     "Fail fast on pool checkout (short acquire timeout) instead of queueing for tens of seconds",
     "Alert on the leading indicators: pool usage near its maximum and requests waiting for a connection",
 ];
