@@ -269,22 +269,21 @@ impl Aggregates {
             Event::Request(r) => self.add_request(&r),
             // Only log records: an ingress's access log collected per pod
             // names the proxy's pod, not the instance that served.
-            Event::Log(mut l) => {
-                if l.instance.is_none() {
-                    l.instance = self.named_for(l.origin.input);
+            Event::Log(l) => {
+                // The path's instance, borrowed for the call: no string per record.
+                let named = self
+                    .named
+                    .as_ref()
+                    .filter(|(i, _)| *i == l.origin.input && l.instance.is_none())
+                    .map(|(_, n)| std::sync::Arc::clone(n));
+                let mut l = l;
+                if let Some(n) = &named {
+                    l.instance = Some(std::borrow::Cow::Borrowed(&**n));
                 }
                 self.add_log(l)
             }
             Event::Metric(m) => self.add_metric(m),
             Event::Infra(i) => self.infra.push(i),
-        }
-    }
-
-    /// The instance the path of input `input` names, if it is the one being read.
-    fn named_for<'a>(&self, input: u32) -> Option<std::borrow::Cow<'a, str>> {
-        match &self.named {
-            Some((i, name)) if *i == input => Some(std::borrow::Cow::Owned(name.to_string())),
-            _ => None,
         }
     }
 

@@ -184,13 +184,7 @@ pub fn build(a: &Analysis) -> Vec<TimelineEntry> {
             .count();
         let n = a.health.failing.len().max(failing_probe);
         // Against the fleet that was running: a scale-out's new pods are not.
-        let of = a
-            .health
-            .instances
-            .len()
-            .max(a.fleet.len())
-            .saturating_sub(a.instances_joined.len())
-            .max(n);
+        let of = a.running(a.health.instances.len().max(a.fleet.len()), n);
         out.push(TimelineEntry {
             ts,
             kind: TimelineKind::HealthChecksFailing,
