@@ -144,6 +144,12 @@ pub struct Aggregates {
     metrics: BTreeMap<String, Series>,
     infra: Vec<InfraEvent>,
     banners: Vec<BannerSeen>,
+    /// First and last second each instance (by id) wrote a log record:
+    /// who was running when, where the access log names no instance.
+    logged: HashMap<u32, (i64, i64)>,
+    /// Error and fatal log records per (instance id, minute): which
+    /// instances failed, where the access log names none.
+    log_errors: HashMap<(u32, i64), u32>,
     /// Start-up lines naming the address an instance listens on.
     ties: ties::Ties,
     /// Log messages by template key (`crate::templates`).
@@ -393,6 +399,15 @@ impl Aggregates {
         if let Some(n) = self.levels.entry(s).or_default().get_mut(l.level as usize) {
             *n += 1;
         }
+        if l.instance.is_some() {
+            let id = self.id(&l.instance);
+            let e = self.logged.entry(id).or_insert((s, s));
+            e.0 = e.0.min(s);
+            e.1 = e.1.max(s);
+            if l.level >= crate::event::Level::Error {
+                *self.log_errors.entry((id, s.div_euclid(60))).or_insert(0) += 1;
+            }
+        }
         if l.signal == Some(Signal::Startup) {
             if let Some(inst) = l.instance.as_deref() {
                 self.ties.add(inst, &l.message);
@@ -545,6 +560,14 @@ impl Aggregates {
         }
         self.infra.extend(other.infra);
         self.banners.extend(other.banners);
+        for ((inst, m), n) in other.log_errors {
+            *self.log_errors.entry((id(inst), m)).or_insert(0) += n;
+        }
+        for (inst, (from, to)) in other.logged {
+            let e = self.logged.entry(id(inst)).or_insert((from, to));
+            e.0 = e.0.min(from);
+            e.1 = e.1.max(to);
+        }
         self.ties.merge(other.ties);
         self.templates.merge(other.templates);
         self.first_ms = [self.first_ms, other.first_ms].into_iter().flatten().min();
@@ -741,6 +764,26 @@ impl Aggregates {
                     .then_with(|| self.names.name(b.0 .1).cmp(self.names.name(a.0 .1)))
             })
             .map(|((_, i), _)| self.names.name(*i).to_string())
+    }
+
+    /// First and last second of each instance's log records, by name.
+    pub fn logged(&self) -> BTreeMap<String, (i64, i64)> {
+        self.logged
+            .iter()
+            .map(|(id, v)| (self.names.name(*id).to_string(), *v))
+            .collect()
+    }
+
+    /// Error and fatal log records per instance, by name, in the minutes
+    /// that start within `span`.
+    pub fn log_errors(&self, span: Span) -> BTreeMap<String, u64> {
+        let mut out: BTreeMap<String, u64> = BTreeMap::new();
+        for ((id, m), n) in &self.log_errors {
+            if span.contains(m * 60) {
+                *out.entry(self.names.name(*id).to_string()).or_insert(0) += u64::from(*n);
+            }
+        }
+        out
     }
 
     /// Health-check cells per instance over `span`, instances sorted.

@@ -345,6 +345,9 @@ pub fn correlate(agg: &Aggregates, opts: &CorrelateOptions) -> Result<Analysis, 
         .cloned()
         .collect();
     a.operations.sort_by_key(|c| (c.ts, c.origin));
+    // Before the instances: a restart a rollout or scale-out made is not
+    // an instance the incident touched.
+    a.scale_outs = scaling::scale_outs(agg.infra_events(), &opts.scaling);
     // Counted as the access log names instances: names no record ties to
     // its names would count one server twice.
     a.fleet = a.ids.as_served(fleet(agg, &a, window, baseline)?);
@@ -352,7 +355,6 @@ pub fn correlate(agg: &Aggregates, opts: &CorrelateOptions) -> Result<Analysis, 
         a.instances_affected = a.ids.as_served(affected(agg, &a, window, baseline)?);
         a.instances_joined = joined(agg, &a, window)?;
     }
-    a.scale_outs = scaling::scale_outs(agg.infra_events(), &opts.scaling);
     a.timeline = timeline::build(&a);
     Ok(a)
 }
@@ -427,6 +429,14 @@ fn fleet(
             }
         }
     }
+    if !agg.has_values(Dim::Instance) {
+        // No instance in the access log: the ones logging in the window.
+        for (inst, (from, to)) in agg.logged() {
+            if from < near.end && to >= near.start {
+                out.insert(a.ids.canonical(&inst));
+            }
+        }
+    }
     if out.is_empty() {
         out = a.history.instances.clone();
     }
@@ -438,8 +448,9 @@ fn fleet(
 const JOINED_BEFORE_S: i64 = 300;
 const JOINED_AFTER_S: i64 = 60;
 
-/// Fleet instances that served in the window but not around its start,
-/// and were not affected (see [`Analysis::instances_joined`]).
+/// Fleet instances that served in the window but not around its start (or,
+/// where requests name no instance, began to log after it), and were not
+/// affected (see [`Analysis::instances_joined`]).
 fn joined(
     agg: &Aggregates,
     a: &Analysis,
@@ -457,6 +468,21 @@ fn joined(
         let name = a.ids.canonical(&s.value);
         if a.fleet.contains(&name) && !a.instances_affected.contains(&name) {
             out.insert(name);
+        }
+    }
+    let logged = agg.logged();
+    // Only where the logs reach back before the window: an export cut at
+    // the incident's start would have every instance begin in it.
+    let reach_back = logged.values().any(|(from, _)| *from < start.start);
+    if !agg.has_values(Dim::Instance) && reach_back {
+        // No instance in the access log: by when each began to log (a
+        // pod's log begins with the pod).
+        for (inst, (from, _)) in logged {
+            let name = a.ids.canonical(&inst);
+            if from > start.end && a.fleet.contains(&name) && !a.instances_affected.contains(&name)
+            {
+                out.insert(name);
+            }
         }
     }
     Ok(out)
@@ -487,13 +513,21 @@ fn affected(
         let failing = s.window_failed >= AFFECTED_MIN_FAILED
             && s.window_failed as f64 >= AFFECTED_MIN_SHARE * s.window_requests as f64;
         let mean = s.window_busy_ms / (s.window_requests.max(1) as f64);
-        let slow = s.window_requests >= 20 && usual > 0.0 && mean >= 1000.0 && mean >= 5.0 * usual;
+        // Slow without failing counts only for an instance that served
+        // before: one started in the window is slow while it takes the
+        // backlog and warms up, and was not what failed.
+        let slow = s.window_requests >= 20
+            && s.baseline_requests > 0
+            && usual > 0.0
+            && mean >= 1000.0
+            && mean >= 5.0 * usual;
         if failing || slow {
             out.insert(a.ids.canonical(&s.value));
         }
     }
     for r in &a.history.restarts {
-        if r.down >= lo && r.down < hi {
+        // A rollout replacing an instance is not the incident reaching it.
+        if r.down >= lo && r.down < hi && timeline::unplanned(a, r) {
             out.insert(r.instance.clone());
         }
     }
@@ -503,13 +537,70 @@ fn affected(
             out.insert(inst.clone());
         }
     }
+    // The instances the access log shows serving in the window: their
+    // requests say whether they were affected, and one sample of a pool
+    // at its maximum (a fresh pod taking the backlog for a moment) does
+    // not outweigh them.
+    let serving: std::collections::BTreeSet<String> = stats
+        .iter()
+        .filter(|s| s.window_requests >= 20)
+        .map(|s| a.ids.canonical(&s.value))
+        .collect();
     for p in &a.pool.instances {
-        let waited = p.peak_waiting > 0.0 && p.saturated.iter().any(|(s, e)| *s < hi && *e > lo);
-        if waited && !p.instance.is_empty() {
+        let runs: Vec<&(Millis, Millis)> = p
+            .saturated
+            .iter()
+            .filter(|(s, e)| *s < hi && *e > lo)
+            .collect();
+        let waited = p.peak_waiting > 0.0 && !runs.is_empty();
+        let sustained = runs.iter().any(|(s, e)| e - s > p.step);
+        if waited && !p.instance.is_empty() && (sustained || !serving.contains(&p.instance)) {
             out.insert(p.instance.clone());
         }
     }
+    if !agg.has_values(Dim::Instance) {
+        out.extend(
+            erring(agg, window, baseline)
+                .into_iter()
+                .map(|i| a.ids.canonical(&i)),
+        );
+    }
     Ok(out)
+}
+
+/// How many times its usual error rate an instance must log errors at in
+/// the window to count as affected by its logs.
+const AFFECTED_ERROR_RATIO: f64 = 3.0;
+
+/// Where requests name no instance, the instances whose logs show the
+/// incident: at least [`AFFECTED_MIN_FAILED`] error records in the window,
+/// and [`AFFECTED_ERROR_RATIO`] times what the fleet's usual rate of
+/// errors per instance would give over the time the instance logged in it
+/// (a canary started at the onset has no baseline of its own).
+fn erring(agg: &Aggregates, window: Span, baseline: Span) -> Vec<String> {
+    let logged = agg.logged();
+    let overlap = |name: &str, span: Span| -> i64 {
+        logged.get(name).map_or(0, |(from, to)| {
+            ((*to + 1).min(span.end) - (*from).max(span.start)).max(0)
+        })
+    };
+    let before = agg.log_errors(baseline);
+    let base_secs: i64 = logged.keys().map(|n| overlap(n, baseline)).sum();
+    let usual = if base_secs > 0 {
+        before.values().sum::<u64>() as f64 / base_secs as f64
+    } else {
+        0.0
+    };
+    // Errors are counted by the minute: the window's minutes whole.
+    let minutes = Span::new(window.start.div_euclid(60) * 60, window.end);
+    agg.log_errors(minutes)
+        .into_iter()
+        .filter(|(name, n)| {
+            let expected = usual * overlap(name, window).max(60) as f64;
+            *n >= AFFECTED_MIN_FAILED && *n as f64 >= AFFECTED_ERROR_RATIO * expected.max(1.0)
+        })
+        .map(|(name, _)| name)
+        .collect()
 }
 
 /// Health-check cells per instance, one entry per instance however many

@@ -24,6 +24,9 @@ pub struct PoolInstance {
     /// The first and last sample of the in-use series: a pool counts among
     /// those of an incident only where it reported around it.
     pub seen: (Millis, Millis),
+    /// The in-use series' sampling interval: a saturated run one step long
+    /// is one sample.
+    pub step: Millis,
 }
 
 impl PoolInstance {
@@ -36,12 +39,26 @@ impl PoolInstance {
 
 impl PoolState {
     /// How many pools reported from a minute before `window` to its end.
+    /// Pools that name their instance are counted by it (a service's
+    /// pools); a series that names none (the database's own count of
+    /// backends) is no instance of the service when others do.
     pub fn reporting(&self, window: crate::aggregate::Span) -> usize {
         let (from, to) = ((window.start - 60) * 1000, window.end * 1000);
-        self.instances
+        let reported: Vec<&PoolInstance> = self
+            .instances
             .iter()
             .filter(|p| p.reported(from, to))
-            .count()
+            .collect();
+        let named: std::collections::BTreeSet<&str> = reported
+            .iter()
+            .map(|p| p.instance.as_str())
+            .filter(|i| !i.is_empty())
+            .collect();
+        if named.is_empty() {
+            reported.len()
+        } else {
+            named.len()
+        }
     }
 }
 
@@ -171,6 +188,7 @@ pub fn pool_state(agg: &Aggregates, span: Span, ids: &Identities) -> PoolState {
                 in_use.points.first().map_or(0, |p| p.0),
                 in_use.points.last().map_or(0, |p| p.0),
             ),
+            step,
         });
     }
     let mut log_instances = Vec::new();

@@ -127,10 +127,10 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
     sink.push(Finding {
         pattern: ID,
         title: if all {
-            format!(
-                "Database connection pools exhausted on all {} instances",
-                saturated.len()
-            )
+            match saturated.len() {
+                2 => "Database connection pools exhausted on both instances".to_string(),
+                n => format!("Database connection pools exhausted on all {n} instances"),
+            }
         } else if !saturated.is_empty() {
             format!(
                 "Database connection pool exhausted on {} of {} instances",

@@ -160,6 +160,22 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
             });
         }
     }
+    // An instance that served nothing before it was slow (one a scale-out
+    // added, taking the backlog while it warmed up) did not stop answering:
+    // it never answered yet.
+    if let Some(span) = a.span {
+        stuck.retain(|st| {
+            let slow_from = window.start + st.1 as i64 * 60;
+            cx.agg
+                .dim_stats(Dim::Instance, window, Span::new(span.start, slow_from))
+                .is_ok_and(|before| {
+                    before
+                        .iter()
+                        .find(|d| names.get(st.0) == Some(&d.value))
+                        .is_some_and(|d| d.baseline_requests > 0)
+                })
+        });
+    }
     // One instance named two ways (pod, IP:port) is one.
     let mut seen = std::collections::BTreeSet::new();
     // `stuck` holds indices of `names`.

@@ -13,7 +13,7 @@
 //! left out; the earliest such minute), counted against the fleet as it was
 //! then, not after a later scale-out.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use super::finding::{confidence, Evidence, Finding, Subject};
 use super::Context;
@@ -128,17 +128,24 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
 
 /// How many instances were running when the group went down at `first`:
 /// those the access log saw serving in the minutes before (as it names them),
-/// and the group itself; the incident's fleet when the access log names none.
+/// or else those logging then, and the group itself; the incident's fleet
+/// when neither names any.
 fn running_at(cx: &Context<'_>, first: Millis, group: &[&Restart]) -> usize {
     let a = cx.analysis;
     let t = first.div_euclid(1000);
-    let mut running: BTreeSet<String> = cx
-        .agg
-        .seen(Dim::Instance)
-        .into_iter()
-        .filter(|(_, (from, to))| *from <= t && *to >= t - RUNNING_LOOKBACK_S)
-        .map(|(name, _)| a.ids.canonical(&name))
-        .collect();
+    let around = |seen: BTreeMap<String, (i64, i64)>| -> BTreeSet<String> {
+        seen.into_iter()
+            .filter(|(_, (from, to))| *from <= t && *to >= t - RUNNING_LOOKBACK_S)
+            .map(|(name, _)| a.ids.canonical(&name))
+            .collect()
+    };
+    let mut running = around(cx.agg.seen(Dim::Instance));
+    if running.is_empty() {
+        // No instance in the access log: the ones logging then (a pod's
+        // log starts when the pod does, so a later scale-out's are not
+        // counted).
+        running = around(cx.agg.logged());
+    }
     if running.is_empty() {
         return a.fleet.len();
     }

@@ -139,3 +139,62 @@ fn an_exporter_address_on_every_pod_series_does_not_merge_the_fleet() {
     assert_eq!(r["incident"]["found"], true, "{r}");
     assert_eq!(r["impact"]["instances_total"], 3, "{}", r["impact"]);
 }
+
+/// An access log that names no upstream, beside each pod's own log file
+/// (kubelet's `<pod>_<namespace>_<container>-<id>.log`): the pod whose log
+/// fills with errors when requests fail is the affected one, its peers that
+/// logged as usual are not, and the fleet is the three pods.
+#[test]
+fn where_the_access_log_names_no_instance_the_pods_logging_errors_are_the_affected_ones() {
+    let d = dir("podlogs");
+    let mut access = String::new();
+    for sec in 0..1200u64 {
+        for k in 0..10u64 {
+            // From minute 10, for five minutes, a third of the requests fail.
+            let failing = (600..900).contains(&sec) && (sec * 10 + k) % 3 == 0;
+            let status = if failing { 502 } else { 200 };
+            let _ = writeln!(
+                access,
+                "192.0.2.{} - - [{}] \"GET /api/v1/accounts/acct-{}/runs/{sec} HTTP/1.1\" {status} 512 \"-\" \"client/{}\"",
+                k + 1,
+                clf_time(sec),
+                (k + sec) % 7,
+                k % 3,
+            );
+        }
+    }
+    fs::write(d.join("access.log"), access).expect("write");
+    let id = "4c1f0e5b9a7d3c2e1f0a9b8c7d6e5f4a3b2c1d0e9f8a7b6c5d4e3f2a1b0c9d8e";
+    for pod in ["web-5f7b9c-aaaaa", "web-5f7b9c-bbbbb", "web-5f7b9c-ccccc"] {
+        let mut log = String::new();
+        for sec in (0..1200u64).step_by(10) {
+            let _ = writeln!(log, "{} INFO worker heartbeat ok", iso_ms(sec));
+            if pod.ends_with('c') && (600..900).contains(&sec) {
+                for n in 0..3 {
+                    let _ = writeln!(
+                        log,
+                        "{} ERROR upstream call failed: connection reset by peer (attempt {n})",
+                        iso_ms(sec + n)
+                    );
+                }
+            }
+        }
+        fs::write(d.join(format!("{pod}_production_web-{id}.log")), log).expect("write");
+    }
+    let r = report(&d);
+    assert_eq!(r["incident"]["found"], true, "{r}");
+    assert_eq!(
+        r["impact"]["instances_affected"],
+        serde_json::json!(["web-5f7b9c-ccccc"]),
+        "{}",
+        r["impact"]
+    );
+    assert_eq!(r["impact"]["instances_total"], 3, "{}", r["impact"]);
+    let _ = fs::remove_dir_all(&d);
+}
+
+/// As [`iso`], with milliseconds and `Z`, as an application logs it.
+fn iso_ms(sec: u64) -> String {
+    let (h, m, s) = (7 + sec / 3600, (sec / 60) % 60, sec % 60);
+    format!("2026-10-01T{h:02}:{m:02}:{s:02}.000Z")
+}

@@ -105,18 +105,61 @@ fn operation(text: &str) -> &'static str {
     }
 }
 
+/// How soon after a responder's action the service must be back for the
+/// action to have ended it: a rollout or a scale-out takes minutes, a
+/// drained queue a few more; an hour later, something else did.
+const RECOVERED_WITHIN_S: i64 = 1800;
+/// How long a full interruption may go on after the action that ended it
+/// (the instances it brought in starting up).
+const SERVED_AGAIN_WITHIN_S: i64 = 120;
+
+/// Whether recovery followed the action: soon enough, and without the
+/// service going on serving nothing long after it (a rate limit at 14:20
+/// inside an outage that lasted to 15:38 ended nothing).
+fn settled(d: &Draft<'_>, a: &TimelineJson) -> bool {
+    let Some(rec) = &d.r.incident.recovered else {
+        return false;
+    };
+    let soon = secs_between(&a.ts, rec).is_some_and(|s| s <= RECOVERED_WITHIN_S);
+    let dark_after = d.r.impact.full_outages.iter().any(|o| {
+        secs_between(&a.ts, &o.end).is_some_and(|s| s > SERVED_AGAIN_WITHIN_S)
+            && secs_between(&o.start, &a.ts).is_some_and(|s| s >= 0)
+    });
+    soon && !dark_after
+}
+
+/// A responder's action by its kind: "the rollback", "the rate limit".
+fn action_name(a: &TimelineJson) -> &'static str {
+    match a.kind {
+        TimelineKind::Rollback => "the rollback",
+        TimelineKind::ScaleOut => "the scale-out",
+        TimelineKind::Change => operation(&a.text),
+        _ => "the flag change",
+    }
+}
+
+/// The last responder action in the window when recovery did not follow
+/// it ([`settled`]), with how long before recovery it came: "the rate
+/// limit at 14:20:28 UTC came 1 h 18 min before recovery".
+pub(crate) fn unsettled(d: &Draft<'_>) -> Option<String> {
+    let a = action(d).filter(|a| !settled(d, a))?;
+    let rec = d.r.incident.recovered.as_ref()?;
+    let gap = secs_between(&a.ts, rec)?;
+    Some(format!(
+        "{} at {} UTC came {} before recovery",
+        action_name(a),
+        hms(&a.ts),
+        duration(gap)
+    ))
+}
+
 /// What ended the incident, as a noun phrase ("the rollback at 00:26:10
 /// UTC (...)"), or None when the data does not show it.
 pub(crate) fn ended(d: &Draft<'_>) -> Option<String> {
-    if let Some(a) = action(d) {
-        let what = match a.kind {
-            TimelineKind::Rollback => "the rollback",
-            TimelineKind::ScaleOut => "the scale-out",
-            TimelineKind::Change => operation(&a.text),
-            _ => "the flag change",
-        };
+    if let Some(a) = action(d).filter(|a| settled(d, a)) {
         return Some(format!(
-            "{what} at {} UTC ({})",
+            "{} at {} UTC ({})",
+            action_name(a),
             hms(&a.ts),
             lower_first(a.text.trim_end_matches('.'))
         ));
@@ -196,12 +239,20 @@ pub(crate) fn section(out: &mut String, d: &Draft<'_>) {
         Some(e) => {
             let _ = writeln!(out, "- **What ended it:** {e}.");
         }
-        None => {
-            let _ = writeln!(
-                out,
-                "- **What ended it:** not in the data (no rollback, scale-out or flag change in the window, and no client whose traffic stopped)."
-            );
-        }
+        None => match unsettled(d) {
+            Some(u) => {
+                let _ = writeln!(
+                    out,
+                    "- **What ended it:** not in the data: {u}, and no client's traffic stopped near recovery."
+                );
+            }
+            None => {
+                let _ = writeln!(
+                    out,
+                    "- **What ended it:** not in the data (no rollback, scale-out or flag change in the window, and no client whose traffic stopped)."
+                );
+            }
+        },
     }
     // Requests recovered; a queue still deep at the end of the data did
     // not, and "normal for the rest of the data" beside it contradicted it.

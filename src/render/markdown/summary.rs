@@ -180,18 +180,22 @@ pub(crate) fn section(out: &mut String, d: &Draft<'_>) {
         (None, Some(rec)) => {
             let _ = write!(
                 s,
-                " Error rate and latency were normal from {} UTC.",
+                " Error rate and latency were normal from {} UTC",
                 hms(rec)
             );
+            match recovery::unsettled(d) {
+                Some(u) => {
+                    let _ = write!(s, "; {u}.");
+                }
+                None => s.push('.'),
+            }
         }
         _ => {}
     }
     // Without a cause in the data, the responders' own words on the action
     // that ended it are the best lead: quoted as theirs, not as a finding.
     let caused = d.findings.iter().any(|f| d.role(f) == Role::Trigger);
-    let why = recovery::action(d)
-        .and_then(|t| stated_reason(&t.text))
-        .filter(|why| recovery::ended(d).is_some_and(|e| e.contains(why)));
+    let why = recovery::action(d).and_then(|t| stated_reason(&t.text));
     if let (false, Some(why)) = (caused, why) {
         let _ = write!(
             s,

@@ -28,7 +28,8 @@
 //!   baseline median and >= 100; forbidden without a queue, or below 2x or 20.
 //! - `stuck_instance`: required when a minority of instances had a timeout rate (504, 499) in
 //!   I >= 10x their peers' and >= 20% while the peers failed < 10% of their requests;
-//!   forbidden when none had >= 3x and >= 5%.
+//!   forbidden when none had >= 3x and >= 5%. Peers are the instances serving in I's first
+//!   half (not those a scale-out added at its end).
 //! - `upstream_rate_limit`: required with >= 20 upstream rate-limit lines from the onset on;
 //!   forbidden with none.
 //! - `red_herring_deploy`: required when a deploy or rollback within 30 min of the onset was
@@ -450,8 +451,17 @@ fn backlog(c: &Ctx) -> (Verdict, Value) {
     }
 }
 
-/// Per instance in I: (instance, requests, timeouts, fault failures).
+/// Per instance in I: (instance, requests, timeouts, fault failures). Only instances that
+/// served in I's first half: one a scale-out added near the end served beside the others
+/// for minutes, not through the incident, and is no peer to compare them with.
 fn timeouts(c: &Ctx) -> Vec<(usize, usize, usize, usize)> {
+    let half = c.onset + (c.recovered - c.onset) / 2;
+    let early: HashSet<usize> =
+        c.w.requests
+            .iter()
+            .filter(|r| is_api(r) && r.start >= c.onset && r.start < half)
+            .filter_map(|r| r.instance)
+            .collect();
     let mut per: HashMap<usize, (usize, usize, usize)> = HashMap::new();
     for (r, x) in
         c.w.requests
@@ -471,7 +481,7 @@ fn timeouts(c: &Ctx) -> Vec<(usize, usize, usize, usize)> {
     let mut v: Vec<_> = per
         .into_iter()
         .map(|(i, (n, t, f))| (i, n, t, f))
-        .filter(|x| x.1 >= 10)
+        .filter(|x| x.1 >= 10 && early.contains(&x.0))
         .collect();
     v.sort();
     v
