@@ -39,6 +39,59 @@ pub struct PathSeen {
     pub failed: u32,
     pub first_fail: i64,
     pub first_fail_end: i64,
+    /// The [`EARLY`] earliest starts, ascending ([`NEVER`] past the
+    /// requests): a path retried a few times is known request by request,
+    /// so its re-sends can be counted up to a window's end (a job re-queued
+    /// until it ran, the last re-send after the recovery, is not one of the
+    /// incident's). Minima merge exactly, like the rest.
+    pub early: [i64; EARLY],
+}
+
+/// Starts kept per path: a job retried a handful of times fits; a path
+/// requested more often (a login endpoint) is counted as a whole.
+pub const EARLY: usize = 8;
+
+impl PathSeen {
+    /// Requests re-sent after the path's first failure that started before
+    /// `end`: each failure followed by another request is one.
+    fn resent_before(&self, end: i64) -> u32 {
+        let after = if self.requests as usize <= EARLY {
+            let n = self
+                .early
+                .iter()
+                .filter(|s| **s >= self.first_fail && **s < end)
+                .count() as u32;
+            // The first failed request itself is not a re-send.
+            n.saturating_sub(1)
+        } else {
+            self.requests - 1
+        };
+        self.failed.min(after)
+    }
+}
+
+/// The `EARLY` least of two ascending arrays.
+fn least(a: &[i64; EARLY], b: &[i64; EARLY]) -> [i64; EARLY] {
+    let mut out = [NEVER; EARLY];
+    let (mut x, mut y) = (a.iter().peekable(), b.iter().peekable());
+    for slot in &mut out {
+        *slot = match (x.peek(), y.peek()) {
+            (Some(&&p), Some(&&q)) if p <= q => {
+                x.next();
+                p
+            }
+            (_, Some(&&q)) => {
+                y.next();
+                q
+            }
+            (Some(&&p), None) => {
+                x.next();
+                p
+            }
+            (None, None) => NEVER,
+        };
+    }
+    out
 }
 
 /// Set in a client id that is an integration's, not a tenant's: every
@@ -194,6 +247,13 @@ impl Table {
                 failed: u32::from(failed),
                 first_fail: if failed { sec } else { NEVER },
                 first_fail_end: if failed { end.max(sec) } else { NEVER },
+                early: {
+                    let mut e = [NEVER; EARLY];
+                    if let Some(f) = e.first_mut() {
+                        *f = sec;
+                    }
+                    e
+                },
             },
         );
     }
@@ -214,6 +274,7 @@ impl Table {
                 e.failed = e.failed.saturating_add(p.failed);
                 e.first_fail = e.first_fail.min(p.first_fail);
                 e.first_fail_end = e.first_fail_end.min(p.first_fail_end);
+                e.early = least(&e.early, &p.early);
             }
         }
         if self.seen.len() > CAP {
@@ -275,7 +336,7 @@ impl Table {
     /// on paths that first failed in `[start, end)` and were asked for again
     /// after that: each failure followed by another request for the same
     /// path is one retry (a path that failed twice and then succeeded was
-    /// retried twice). Scaled by the sampling rate, with the number of such
+    /// retried twice), counted while it was sent before `end`. Scaled by the sampling rate, with the number of such
     /// paths; and per path retried, when its retrying began.
     fn retried_by(&self, which: impl Fn(u32) -> bool, start: i64, end: i64) -> (Retried, Vec<i64>) {
         let mut r = Retried::default();
@@ -287,7 +348,7 @@ impl Table {
                 continue;
             }
             r.paths += 1;
-            r.requests += u64::from(p.failed.min(p.requests - 1));
+            r.requests += u64::from(p.resent_before(end));
             // Retrying began with the path's second request where its first
             // failed (a job re-queued behind a backlog is re-sent minutes
             // later); else after the failure reached its client (its end,
@@ -360,6 +421,58 @@ mod tests {
         assert_eq!(a.retried(7, 0, 100), s.retried(7, 0, 100));
         // Retries that all came before the window are not in it.
         assert_eq!(s.retried(7, 17, 100), Retried::default());
+    }
+
+    /// A job re-queued until it ran: its re-sends after the window's end
+    /// (the service had recovered) are not the incident's, whichever part
+    /// of the input held which request.
+    #[test]
+    fn re_sends_after_the_window_are_left_out() {
+        let sends = [(10, true), (40, true), (70, true), (130, false)];
+        let mut s = Table::default();
+        for (sec, failed) in sends {
+            s.add(7, 1, sec, failed);
+        }
+        // Window [0, 100): the re-sends at 40 and 70, not the one at 130.
+        assert_eq!(s.retried(7, 0, 100).requests, 2);
+        assert_eq!(s.retried(7, 0, 200).requests, 3);
+        for split in 1..sends.len() {
+            let (mut a, mut b) = (Table::default(), Table::default());
+            for (k, (sec, failed)) in sends.iter().enumerate() {
+                if k < split { &mut b } else { &mut a }.add(7, 1, *sec, *failed);
+            }
+            a.merge(b, |t| t);
+            assert_eq!(
+                a.retried(7, 0, 100),
+                s.retried(7, 0, 100),
+                "split at {split}"
+            );
+        }
+        // A path sent more often than is kept request by request counts whole.
+        let mut busy = Table::default();
+        for k in 0..(EARLY as i64 + 2) {
+            busy.add(7, 2, 10 + k, true);
+        }
+        assert_eq!(busy.retried(7, 0, 15).requests, EARLY as u64 + 1);
+    }
+
+    #[test]
+    fn least_keeps_the_smallest_in_order() {
+        let mut a = [NEVER; EARLY];
+        let mut b = [NEVER; EARLY];
+        for (k, v) in [1, 5, 9].iter().enumerate() {
+            if let Some(x) = a.get_mut(k) {
+                *x = *v;
+            }
+        }
+        for (k, v) in [2, 3, 10].iter().enumerate() {
+            if let Some(x) = b.get_mut(k) {
+                *x = *v;
+            }
+        }
+        let l = least(&a, &b);
+        assert_eq!(l.get(..6), Some(&[1, 2, 3, 5, 9, 10][..]));
+        assert_eq!(l.get(6), Some(&NEVER));
     }
 
     /// A timeout that began at 10 s and failed at 70 s was retried at 71 s,

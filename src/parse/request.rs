@@ -249,7 +249,9 @@ pub(super) fn tenant<'f>(
     .map(Cow::Borrowed)
 }
 
-/// An API key or client id (shown only as a short hash), else the user
+/// An API key or client id (shown only as a short hash, after the user
+/// agent's product token when a program sent it: `crm-sync key:95c7029c`,
+/// so that a reader knows the key's integration by name), else the user
 /// agent's product token.
 fn integration<'f>(
     rules: &Rules,
@@ -271,18 +273,22 @@ fn integration<'f>(
                 .find_map(|p| route::query_param(path, p).map(Cow::Borrowed))
         })
         .filter(|k| !k.is_empty() && k != "-");
+    let token = user_agent.and_then(|ua| {
+        ua.split([' ', '/', ';', '('])
+            .next()
+            .filter(|t| !t.is_empty() && *t != "-")
+    });
+    let program = token.filter(|t| !rules.is_browser_token(t));
     if let Some(k) = key {
-        return Some(Cow::Owned(format!("key:{}", short_hash(&k))));
+        return Some(Cow::Owned(match program {
+            Some(p) => format!("{p} key:{}", short_hash(&k)),
+            None => format!("key:{}", short_hash(&k)),
+        }));
     }
-    let ua = user_agent?;
-    let token = ua
-        .split([' ', '/', ';', '('])
-        .next()
-        .filter(|t| !t.is_empty())?;
-    if rules.is_browser_token(token) {
-        return Some(Cow::Borrowed("browser"));
+    match (token, program) {
+        (Some(_), None) => Some(Cow::Borrowed("browser")),
+        (_, p) => p.map(Cow::Borrowed),
     }
-    Some(Cow::Borrowed(token))
 }
 
 #[cfg(test)]

@@ -29,6 +29,10 @@ const ACTIONS: &[&str] = &[
     "Connection draining and fail-fast timeouts, so a restart sheds load instead of dropping it",
 ];
 
+/// How long after the group was back an interruption may begin and still be
+/// theirs (the first requests on cold servers).
+const OUTAGE_AFTER_BACK_MS: i64 = 60_000;
+
 /// How recently an instance must have served to count as running when the
 /// group went down.
 const RUNNING_LOOKBACK_S: i64 = 300;
@@ -73,10 +77,14 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
         })
         .collect();
     let mut c = 0.5 + 0.35 * (down as f64 / total.max(1) as f64);
+    // The interruption these restarts made: one that began before the last
+    // of them was back (and a little after, while they warmed up), not a
+    // later one of a crash loop's.
+    let until = back.unwrap_or(window.end * 1000) + OUTAGE_AFTER_BACK_MS;
     let outage = a
         .outages
         .iter()
-        .filter(|o| o.end * 1000 > first)
+        .filter(|o| o.end * 1000 > first && o.start * 1000 <= until)
         .max_by_key(|o| o.len());
     if let Some(o) = outage {
         c += 0.1;

@@ -47,7 +47,13 @@ fn question(d: &Draft<'_>, f: &FindingJson) -> Option<String> {
             "What in the change caused it, and why did testing and the rollout not catch it?".to_string()
         }
         "stuck_instance" => {
-            "Why did the stuck instances hang (a dependency, a lock, the host), and why were they not taken out of rotation?".to_string()
+            // "1 of 7 instances stopped answering ...": one instance, or several.
+            let (what, it, they) = if f.title.starts_with("1 of ") {
+                ("instance", "it", "was")
+            } else {
+                ("instances", "they", "were")
+            };
+            format!("Why did the stuck {what} hang (a dependency, a lock, the host), and why {they} {it} not taken out of rotation?")
         }
         "upstream_rate_limit" => {
             "What limit did the dependency apply, and is it published?".to_string()

@@ -209,6 +209,11 @@ pub(crate) fn section(out: &mut String, d: &Draft<'_>) {
         "- **Onset (first cause in the data):** {} UTC.",
         hms(o)
     );
+    // A rollout replacing instances, or one coming back, is no symptom.
+    let routine = |e: &TimelineJson| {
+        e.kind == TimelineKind::Restart
+            && (e.text.contains("replaced") || e.text.contains("back up"))
+    };
     let first_symptom = r.timeline.iter().find(|e| {
         !matches!(
             e.kind,
@@ -218,7 +223,7 @@ pub(crate) fn section(out: &mut String, d: &Draft<'_>) {
                 | TimelineKind::FlagChange
                 | TimelineKind::ScaleOut
                 | TimelineKind::Retries
-        )
+        ) && !routine(e)
     });
     if let Some(e) = first_symptom.filter(|e| e.kind != TimelineKind::Recovered) {
         let _ = writeln!(

@@ -34,7 +34,8 @@ pub(crate) fn phrase(pattern: &str) -> Option<&'static str> {
         }
         "synchronized_restart" => "the instances were restarted all at once",
         "crash_loop" => "instances crashed and restarted repeatedly",
-        "retry_storm" => "failed requests were retried into the recovering servers",
+        // Not "into the recovering servers": nothing may have restarted.
+        "retry_storm" => "failed requests were retried, adding load to the struggling service",
         "thundering_herd" => "many clients reconnected at the same moment",
         _ => return None,
     })
