@@ -53,6 +53,14 @@ fn no_panic(err: &str) {
 }
 
 /// `analyze --json` on `paths`: exit 0 and the report.
+/// `analyze` on `p` alone: exit 1 with the diagnostic saying `says`, no panic.
+fn refused(p: &str, says: &str) {
+    let (code, _, err) = run(&["analyze", p]);
+    assert_eq!(code, 1, "{err}");
+    assert!(unwrapped(&err).contains(says), "{err}");
+    no_panic(&err);
+}
+
 fn report(paths: &[&str]) -> Value {
     let mut args = vec!["analyze", "--json"];
     args.extend_from_slice(paths);
@@ -152,13 +160,7 @@ fn a_gzip_corrupt_from_its_start_is_exit_1_alone_and_listed_among_others() {
         "broken.log.gz",
         b"\x1f\x8b\x08\x00garbage that is no deflate stream",
     );
-    let (code, _, err) = run(&["analyze", &p]);
-    assert_eq!(code, 1, "{err}");
-    assert!(
-        unwrapped(&err).contains(&format!("cannot read {p}: corrupt deflate stream")),
-        "{err}"
-    );
-    no_panic(&err);
+    refused(&p, &format!("cannot read {p}: corrupt deflate stream"));
     let good = write(&d, "access.log", access_log(50).as_bytes());
     let r = report(&[&good, &p]);
     assert_eq!(r["inputs"][1]["format"], "unreadable");
@@ -335,13 +337,7 @@ fn a_binary_file_is_exit_1_alone_and_passed_over_in_a_directory() {
         })
         .collect();
     let p = write(&d, "core.bin", &blob);
-    let (code, _, err) = run(&["analyze", &p]);
-    assert_eq!(code, 1, "{err}");
-    assert!(
-        unwrapped(&err).contains(&format!("{p}: no known format reads this input")),
-        "{err}"
-    );
-    no_panic(&err);
+    refused(&p, &format!("{p}: no known format reads this input"));
     write(&d, "access.log", access_log(10).as_bytes());
     let r = report(&[d.to_str().expect("utf-8 path")]);
     assert_eq!(r["inputs"][1]["format"], "not a log (passed over)");
@@ -680,11 +676,5 @@ fn a_fuzzer_slow_unit_of_unknown_crlf_lines_is_refused_with_the_diagnostic() {
         ));
     }
     let p = write(&d, "hw.log", text.as_bytes());
-    let (code, _, err) = run(&["analyze", &p]);
-    assert_eq!(code, 1, "{err}");
-    assert!(
-        unwrapped(&err).contains(&format!("{p}: no known format reads this input")),
-        "{err}"
-    );
-    no_panic(&err);
+    refused(&p, &format!("{p}: no known format reads this input"));
 }

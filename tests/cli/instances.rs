@@ -29,19 +29,33 @@ fn iso(sec: u64) -> String {
 /// 20 minutes at 10 requests a second over three upstreams `10.0.0.N:8080`;
 /// from minute 10 for `down` seconds every request fails fast (502).
 fn access_log(down: u64) -> String {
+    requests(|sec, _| (600..600 + down).contains(&sec), true)
+}
+
+/// 20 minutes at 10 requests a second, the `k`-th of second `sec` failing
+/// fast (502) where `fails(sec, k)`; with the upstream `10.0.0.N:8080` that
+/// served it at the end of each line, or none.
+fn requests(fails: impl Fn(u64, u64) -> bool, upstream: bool) -> String {
     let mut out = String::new();
     for sec in 0..1200u64 {
-        let failing = (600..600 + down).contains(&sec);
         for k in 0..10u64 {
-            let (status, took) = if failing { (502, 0.001) } else { (200, 0.040) };
+            let (status, took) = if fails(sec, k) {
+                (502, 0.001)
+            } else {
+                (200, 0.040)
+            };
+            let to = if upstream {
+                format!(" {took:.3} 10.0.0.{}:8080", (sec * 10 + k) % 3 + 1)
+            } else {
+                String::new()
+            };
             let _ = writeln!(
                 out,
-                "192.0.2.{} - - [{}] \"GET /api/v1/accounts/acct-{}/runs/{sec} HTTP/1.1\" {status} 512 \"-\" \"client/{}\" {took:.3} 10.0.0.{}:8080",
+                "192.0.2.{} - - [{}] \"GET /api/v1/accounts/acct-{}/runs/{sec} HTTP/1.1\" {status} 512 \"-\" \"client/{}\"{to}",
                 k + 1,
                 clf_time(sec),
                 (k + sec) % 7,
                 k % 3,
-                (sec * 10 + k) % 3 + 1
             );
         }
     }
@@ -147,22 +161,11 @@ fn an_exporter_address_on_every_pod_series_does_not_merge_the_fleet() {
 #[test]
 fn where_the_access_log_names_no_instance_the_pods_logging_errors_are_the_affected_ones() {
     let d = dir("podlogs");
-    let mut access = String::new();
-    for sec in 0..1200u64 {
-        for k in 0..10u64 {
-            // From minute 10, for five minutes, a third of the requests fail.
-            let failing = (600..900).contains(&sec) && (sec * 10 + k) % 3 == 0;
-            let status = if failing { 502 } else { 200 };
-            let _ = writeln!(
-                access,
-                "192.0.2.{} - - [{}] \"GET /api/v1/accounts/acct-{}/runs/{sec} HTTP/1.1\" {status} 512 \"-\" \"client/{}\"",
-                k + 1,
-                clf_time(sec),
-                (k + sec) % 7,
-                k % 3,
-            );
-        }
-    }
+    // From minute 10, for five minutes, a third of the requests fail.
+    let access = requests(
+        |sec, k| (600..900).contains(&sec) && (sec * 10 + k) % 3 == 0,
+        false,
+    );
     fs::write(d.join("access.log"), access).expect("write");
     let id = "4c1f0e5b9a7d3c2e1f0a9b8c7d6e5f4a3b2c1d0e9f8a7b6c5d4e3f2a1b0c9d8e";
     for pod in ["web-5f7b9c-aaaaa", "web-5f7b9c-bbbbb", "web-5f7b9c-ccccc"] {
