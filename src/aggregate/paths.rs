@@ -72,24 +72,15 @@ impl PathSeen {
 
 /// The `EARLY` least of two ascending arrays.
 fn least(a: &[i64; EARLY], b: &[i64; EARLY]) -> [i64; EARLY] {
+    // On the stack: this runs for every request of a path seen before.
+    let mut both = [NEVER; 2 * EARLY];
+    for (slot, v) in both.iter_mut().zip(a.iter().chain(b)) {
+        *slot = *v;
+    }
+    both.sort_unstable();
     let mut out = [NEVER; EARLY];
-    let (mut x, mut y) = (a.iter().peekable(), b.iter().peekable());
-    for slot in &mut out {
-        *slot = match (x.peek(), y.peek()) {
-            (Some(&&p), Some(&&q)) if p <= q => {
-                x.next();
-                p
-            }
-            (_, Some(&&q)) => {
-                y.next();
-                q
-            }
-            (Some(&&p), None) => {
-                x.next();
-                p
-            }
-            (None, None) => NEVER,
-        };
+    for (slot, v) in out.iter_mut().zip(both) {
+        *slot = v;
     }
     out
 }
@@ -336,8 +327,9 @@ impl Table {
     /// on paths that first failed in `[start, end)` and were asked for again
     /// after that: each failure followed by another request for the same
     /// path is one retry (a path that failed twice and then succeeded was
-    /// retried twice), counted while it was sent before `end`. Scaled by the sampling rate, with the number of such
-    /// paths; and per path retried, when its retrying began.
+    /// retried twice), counted while it was sent before `end`. Scaled by
+    /// the sampling rate, with the number of such paths; and per path
+    /// retried, when its retrying began.
     fn retried_by(&self, which: impl Fn(u32) -> bool, start: i64, end: i64) -> (Retried, Vec<i64>) {
         let mut r = Retried::default();
         let mut times = Vec::new();

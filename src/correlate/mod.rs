@@ -132,7 +132,6 @@ impl Analysis {
         self.inputs.get(input as usize).map_or("?", String::as_str)
     }
 
-    /// The incident window as a span, or the whole span.
     /// How many instances a sentence counts against ("1 of N"): `total`
     /// less the instances that joined during the incident (a scale-out's or
     /// a rollback's new pods), never fewer than `at_least`. Only for words:
@@ -143,6 +142,7 @@ impl Analysis {
             .max(at_least)
     }
 
+    /// The incident window as a span, or the whole span.
     pub fn window(&self) -> Option<Span> {
         match self.incident {
             Some(i) => Some(Span::new(i.onset, i.recovered)),
