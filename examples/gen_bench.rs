@@ -1,8 +1,9 @@
 //! Deterministic benchmark inputs: an nginx access log (combined plus
-//! `$request_time`) or JSON-lines application log of a given size, one hour
-//! of traffic from 200 tenants. Used by `benches/run.sh`.
+//! `$request_time`) or JSON-lines application log of a given size, by default
+//! one hour of traffic from 200 tenants; the shape matrix of `benches/run.sh`
+//! asks for other spans and tenant counts.
 //!
-//! `cargo run --release --example gen_bench -- access|json SIZE_MIB OUT_FILE`
+//! `cargo run --release --example gen_bench -- access|json SIZE_MIB OUT_FILE [HOURS [TENANTS]]`
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -48,27 +49,38 @@ const AGENTS: [&str; 5] = [
     "python-requests/2.31.0",
     "acme-exporter/2.3.1",
 ];
-const MONTH_DAY: &str = "01/Oct/2026";
+/// 2026-10-01T07:00:00Z, where every input starts.
+const START: i64 = 1_790_838_000;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let (kind, mib, out) = match args.as_slice() {
-        [k, m, o] => (k.as_str(), m.parse::<u64>()?, o.as_str()),
-        _ => return Err("usage: gen_bench access|json SIZE_MIB OUT_FILE".into()),
+    let usage = "usage: gen_bench access|json SIZE_MIB OUT_FILE [HOURS [TENANTS]]";
+    let (kind, mib, out, rest) = match args.as_slice() {
+        [k, m, o, rest @ ..] if rest.len() <= 2 => {
+            (k.as_str(), m.parse::<u64>()?, o.as_str(), rest)
+        }
+        _ => return Err(usage.into()),
     };
+    let hours: u64 = rest.first().map_or(Ok(1), |h| h.parse())?;
+    let tenants: u64 = rest.get(1).map_or(Ok(200), |t| t.parse())?;
+    if hours == 0 || tenants == 0 {
+        return Err(usage.into());
+    }
+    let span = hours * 3600;
     let target = mib * 1024 * 1024;
     let mut w = BufWriter::with_capacity(1 << 20, File::create(out)?);
     let mut rng = Rng(0x5eed);
     let mut written = 0u64;
     let mut line = String::with_capacity(512);
-    // Lines are spread over one hour whatever the size, like a busy API.
+    // Lines are spread evenly over the span whatever the size, like a busy API.
     let est_lines = target / if kind == "json" { 170 } else { 200 };
     let mut n = 0u64;
     while written < target {
-        let sec = (n * 3600 / est_lines.max(1)).min(3599);
-        let (hh, mm, ss) = (7 + sec / 3600, (sec / 60) % 60, sec % 60);
+        let sec = (u128::from(n) * u128::from(span) / u128::from(est_lines.max(1))) as u64;
+        let at = chrono::DateTime::from_timestamp(START + sec.min(span - 1) as i64, 0)
+            .ok_or("time out of range")?;
         // Zipf-like: low tenant numbers are busier.
-        let tenant = (rng.below(200) * rng.below(200)) / 200;
+        let tenant = (rng.below(tenants) * rng.below(tenants)) / tenants;
         let route = pick(&mut rng, &ROUTES)
             .replace("{n}", &rng.below(100_000).to_string())
             .replace("{p}", &rng.below(50).to_string());
@@ -83,7 +95,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             use std::fmt::Write as _;
             writeln!(
                 line,
-                "{{\"@timestamp\":\"2026-10-01T{hh:02}:{mm:02}:{ss:02}.{:03}Z\",\"log.level\":\"{}\",\"message\":\"GET /api/v1/accounts/t-{tenant:03}/{route} completed in {ms} ms\",\"host.hostname\":\"api-{}\",\"tenant_id\":\"t-{tenant:03}\",\"duration_ms\":{ms}}}",
+                "{{\"@timestamp\":\"{}.{:03}Z\",\"log.level\":\"{}\",\"message\":\"GET /api/v1/accounts/t-{tenant:03}/{route} completed in {ms} ms\",\"host.hostname\":\"api-{}\",\"tenant_id\":\"t-{tenant:03}\",\"duration_ms\":{ms}}}",
+                at.format("%Y-%m-%dT%H:%M:%S"),
                 rng.below(1000),
                 if status == 500 { "ERROR" } else { "INFO" },
                 rng.below(6)
@@ -92,8 +105,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             use std::fmt::Write as _;
             writeln!(
                 line,
-                "198.51.100.{} - - [{MONTH_DAY}:{hh:02}:{mm:02}:{ss:02} +0000] \"GET /api/v1/accounts/t-{tenant:03}/{route} HTTP/1.1\" {status} {} \"-\" \"{}\" 0.{ms:03} 10.0.{}.1:8080",
+                "198.51.100.{} - - [{} +0000] \"GET /api/v1/accounts/t-{tenant:03}/{route} HTTP/1.1\" {status} {} \"-\" \"{}\" 0.{ms:03} 10.0.{}.1:8080",
                 rng.below(250),
+                at.format("%d/%b/%Y:%H:%M:%S"),
                 200 + rng.below(20_000),
                 pick(&mut rng, &AGENTS),
                 rng.below(4)

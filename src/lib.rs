@@ -283,11 +283,27 @@ fn strict_check(stats: &[InputStats]) -> Result<(), Error> {
 }
 
 /// The whole pipeline: inputs to report.
+///
+/// With `POSTMORTEM_TIMINGS` set in the environment, the seconds spent
+/// reading and parsing and the seconds after (merging what the workers
+/// aggregated, correlating, detecting, building the report) go to stderr:
+/// the benchmark's column "after parsing" reads them.
 pub fn run(cfg: &Config) -> Result<Report, Error> {
+    let started = std::time::Instant::now();
     let cat = catalogue(&cfg.input)?;
     let mut agg = Aggregates::bounded(cfg.since.map(|s| s * 1000), cfg.until.map(|u| u * 1000));
     let inputs = read_inputs(&cat, &cfg.input, &mut agg)?;
-    analyse(&cat, cfg, agg, &inputs)
+    let parsed = started.elapsed();
+    let report = analyse(&cat, cfg, agg, &inputs);
+    if std::env::var_os("POSTMORTEM_TIMINGS").is_some() {
+        let after = started.elapsed().saturating_sub(parsed);
+        eprintln!(
+            "timings: parsing {:.3} s, after parsing {:.3} s",
+            parsed.as_secs_f64(),
+            after.as_secs_f64()
+        );
+    }
+    report
 }
 
 /// Read inputs to report: aggregates filled by [`read_inputs`] (or by

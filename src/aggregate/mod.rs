@@ -119,7 +119,8 @@ type HeldCache = HashMap<(usize, i64, i64), Arc<HashMap<u32, f64>>>;
 pub struct Aggregates {
     names: Interner,
     /// API requests per second (health checks excluded).
-    total: BTreeMap<i64, Cell>,
+    /// All requests per second, as the one value 0 of a dimension.
+    total: Rows,
     /// Health-check requests per (instance, second); instance id 0 is unknown.
     health: BTreeMap<(u32, i64), Cell>,
     /// Per dimension (in [`Dim`] order), cells by second and value id.
@@ -358,7 +359,7 @@ impl Aggregates {
         match self.recent.sec() {
             Some(cur) if cur == s => {}
             Some(cur) if s < cur => {
-                self.total.cell(s).add_hit(h, arrival, outcome);
+                self.total.cell(0, s).add_hit(h, arrival, outcome);
                 for (rows, id) in self.by_dim.iter_mut().zip(ids) {
                     rows.cell(id, s).add_hit(h, arrival, outcome);
                 }
@@ -376,7 +377,7 @@ impl Aggregates {
     fn flush_recent(&mut self) {
         let (total, by_dim) = (&mut self.total, &mut self.by_dim);
         self.recent.drain(
-            |s, c| total.entry(s).or_default().merge(c),
+            |s, c| total.cell(0, s).merge(c),
             |d, s, row| {
                 if let Some(rows) = by_dim.get_mut(d) {
                     rows.put_row(s, row);
@@ -506,9 +507,7 @@ impl Aggregates {
             .map(|i| self.names.id(other.names.name(i)))
             .collect();
         let id = |i: u32| remap.get(i as usize).copied().unwrap_or(0);
-        for (k, c) in other.total {
-            self.total.entry(k).or_default().merge(&c);
-        }
+        self.total.merge(other.total, |v| v);
         for ((inst, s), c) in other.health {
             self.health.entry((id(inst), s)).or_default().merge(&c);
         }
@@ -592,6 +591,10 @@ impl Aggregates {
             }
             self.flush_recent();
         }
+        self.total.settle();
+        for rows in &mut self.by_dim {
+            rows.settle();
+        }
         for s in self.metrics.values_mut() {
             s.points
                 .sort_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)));
@@ -618,7 +621,7 @@ impl Aggregates {
     /// orchestrator events), for choosing what to analyse in a long export.
     pub fn activity_per_minute(&self) -> BTreeMap<i64, u64> {
         let mut out: BTreeMap<i64, u64> = BTreeMap::new();
-        for (s, c) in &self.total {
+        for (_, s, c) in self.total.iter() {
             *out.entry(s.div_euclid(60)).or_insert(0) += u64::from(c.requests);
         }
         for (s, l) in &self.levels {
@@ -645,17 +648,18 @@ impl Aggregates {
     }
 
     pub fn has_requests(&self) -> bool {
-        !self.total.is_empty()
+        self.total.len() > 0
     }
 
     /// API request cells for every second of `span` (empty seconds are zero).
     pub fn total_series(&self, span: Span) -> Vec<Cell> {
-        dense(
-            span,
-            self.total
-                .range(span.start..span.end)
-                .map(|(s, c)| (*s, *c)),
-        )
+        let mut cells = Vec::new();
+        self.total.for_each_row(span.start, span.end, |s, row| {
+            if let Some(c) = Rows::find(row, 0) {
+                cells.push((s, *c));
+            }
+        });
+        dense(span, cells.into_iter())
     }
 
     /// API request cells summed into buckets of `bucket` seconds from
@@ -665,11 +669,12 @@ impl Aggregates {
         let n = (span.len() as i64 + bucket - 1) / bucket.max(1);
         let mut out = vec![Cell::default(); n.max(0) as usize];
         // Seconds in the span fall in one of its `n` buckets.
-        for (s, c) in self.total.range(span.start..span.end) {
-            if let Some(o) = out.get_mut(((s - span.start) / bucket) as usize) {
+        self.total.for_each_row(span.start, span.end, |s, row| {
+            let c = Rows::find(row, 0);
+            if let (Some(o), Some(c)) = (out.get_mut(((s - span.start) / bucket) as usize), c) {
                 o.merge(c);
             }
-        }
+        });
         out
     }
 

@@ -2,10 +2,13 @@
 //! the values seen in it, sorted by value id.
 //!
 //! Seconds arrive nearly in order and each is written once, whole, when the
-//! staging in `recent.rs` moves on: a sorted row appended to an ordered map,
-//! with no hashing and no table to grow and rehash as the input grows.
-//! Late requests (a slow request's start, a chunk parsed out of order) find
-//! their row and cell by binary search.
+//! staging in `recent.rs` moves on. Settled seconds live in two flat
+//! vectors (each second's start, then every cell one after the other): a
+//! second with one cell, as in a week of sparse traffic, costs that cell
+//! and 16 bytes, not an allocation and a map node of its own. A cell for an
+//! earlier second (a slow request's start, a chunk parsed out of order) is
+//! kept aside by second and folded in by one linear merge in [`Rows::settle`],
+//! before anything reads the rows.
 //!
 //! In: rows of (value id, cell) per second. Out: the cell of a (value,
 //! second), every cell of a span, or all of them.
@@ -14,53 +17,177 @@ use std::collections::BTreeMap;
 
 use super::cell::Cell;
 
+/// One second's cells, sorted by value id.
+type Row = Vec<(u32, Cell)>;
+
 #[derive(Debug, Default)]
 pub struct Rows {
-    rows: BTreeMap<i64, Vec<(u32, Cell)>>,
+    /// Each settled second and where its cells start in `cells`, in order.
+    secs: Vec<(i64, usize)>,
+    /// The settled seconds' cells, row after row.
+    cells: Vec<(u32, Cell)>,
+    /// Cells for seconds before the last settled one, until `settle`.
+    late: BTreeMap<i64, Row>,
 }
 
 impl Rows {
-    /// The cell of value `id` in second `sec`, made if missing.
-    // why: `i` is where the binary search found `id` or just inserted it,
-    // so it is inside `row`; a `get_mut` would need a cell to fall back on.
-    #[allow(clippy::indexing_slicing)]
-    pub fn cell(&mut self, id: u32, sec: i64) -> &mut Cell {
-        let row = self.rows.entry(sec).or_default();
-        let i = match row.binary_search_by_key(&id, |(v, _)| *v) {
-            Ok(i) => i,
-            Err(i) => {
-                row.insert(i, (id, Cell::default()));
-                i
-            }
-        };
-        &mut row[i].1
+    /// The last settled second.
+    fn last_sec(&self) -> Option<i64> {
+        self.secs.last().map(|(s, _)| *s)
     }
 
-    /// Merge a row of cells (any order, each id once) into second `sec`.
-    pub fn put_row(&mut self, sec: i64, mut cells: Vec<(u32, Cell)>) {
-        cells.sort_unstable_by_key(|(id, _)| *id);
-        match self.rows.get_mut(&sec) {
-            None => {
-                self.rows.insert(sec, cells);
+    /// The cells of settled row `i`.
+    fn row(&self, i: usize) -> &[(u32, Cell)] {
+        let start = self.secs.get(i).map_or(self.cells.len(), |(_, at)| *at);
+        let end = self.secs.get(i + 1).map_or(self.cells.len(), |(_, at)| *at);
+        self.cells.get(start..end).unwrap_or_default()
+    }
+
+    /// The cell of value `id` in second `sec`, made if missing.
+    pub fn cell(&mut self, id: u32, sec: i64) -> &mut Cell {
+        match self.last_sec() {
+            Some(last) if sec == last => {
+                // The last row ends the vector: an insert moves only its tail.
+                let start = self.secs.last().map_or(0, |(_, at)| *at);
+                let found = self
+                    .cells
+                    .get(start..)
+                    .unwrap_or_default()
+                    .binary_search_by_key(&id, |(v, _)| *v);
+                let i = match found {
+                    Ok(i) => start + i,
+                    Err(i) => {
+                        self.cells.insert(start + i, (id, Cell::default()));
+                        start + i
+                    }
+                };
+                cell_at(&mut self.cells, i)
             }
-            Some(row) if row.is_empty() => *row = cells,
-            Some(_) => {
-                for (id, c) in cells {
-                    self.cell(id, sec).merge(&c);
-                }
+            Some(last) if sec < last => {
+                let row = self.late.entry(sec).or_default();
+                let i = match row.binary_search_by_key(&id, |(v, _)| *v) {
+                    Ok(i) => i,
+                    Err(i) => {
+                        row.insert(i, (id, Cell::default()));
+                        i
+                    }
+                };
+                cell_at(row, i)
+            }
+            _ => {
+                self.secs.push((sec, self.cells.len()));
+                self.cells.push((id, Cell::default()));
+                let i = self.cells.len() - 1;
+                cell_at(&mut self.cells, i)
             }
         }
     }
 
+    /// Merge a row of cells (any order, each id once) into second `sec`.
+    pub fn put_row(&mut self, sec: i64, mut cells: Row) {
+        if cells.is_empty() {
+            return;
+        }
+        cells.sort_unstable_by_key(|(id, _)| *id);
+        match self.last_sec() {
+            Some(last) if sec <= last => {
+                for (id, c) in cells {
+                    self.cell(id, sec).merge(&c);
+                }
+            }
+            _ => {
+                self.secs.push((sec, self.cells.len()));
+                self.cells.append(&mut cells);
+            }
+        }
+    }
+
+    /// Fold the cells kept aside into the settled rows: one pass over both.
+    pub fn settle(&mut self) {
+        if self.late.is_empty() {
+            return;
+        }
+        let mut late = Rows::default();
+        for (s, mut row) in std::mem::take(&mut self.late) {
+            late.secs.push((s, late.cells.len()));
+            late.cells.append(&mut row);
+        }
+        let mine = std::mem::take(self);
+        *self = Rows::merged(&mine, &late);
+    }
+
+    /// Two settled sets of rows merged into one, in one pass.
+    fn merged(mine: &Rows, other: &Rows) -> Rows {
+        let mut out = Rows {
+            secs: Vec::with_capacity(mine.secs.len() + other.secs.len()),
+            cells: Vec::with_capacity(mine.cells.len() + other.cells.len()),
+            late: BTreeMap::new(),
+        };
+        let (mut i, mut j) = (0, 0);
+        loop {
+            let a = mine.secs.get(i).map(|(s, _)| *s);
+            let b = other.secs.get(j).map(|(s, _)| *s);
+            let (sec, take_mine, take_other) = match (a, b) {
+                (None, None) => break,
+                (Some(a), None) => (a, true, false),
+                (None, Some(b)) => (b, false, true),
+                (Some(a), Some(b)) => (a.min(b), a <= b, b <= a),
+            };
+            out.secs.push((sec, out.cells.len()));
+            match (take_mine, take_other) {
+                (true, true) => merge_row(mine.row(i), other.row(j), &mut out.cells),
+                (true, false) => out.cells.extend_from_slice(mine.row(i)),
+                _ => out.cells.extend_from_slice(other.row(j)),
+            }
+            i += usize::from(take_mine);
+            j += usize::from(take_other);
+        }
+        out
+    }
+
     #[cfg(test)]
     pub fn get(&self, id: u32, sec: i64) -> Option<&Cell> {
-        Rows::find(self.rows.get(&sec)?, id)
+        let settled = match self.secs.binary_search_by_key(&sec, |(s, _)| *s) {
+            Ok(i) => Rows::find(self.row(i), id),
+            Err(_) => None,
+        };
+        settled.or_else(|| Rows::find(self.late.get(&sec)?, id))
     }
 
     /// Each second's row in `[start, end)`.
     pub fn for_each_row(&self, start: i64, end: i64, mut f: impl FnMut(i64, &[(u32, Cell)])) {
-        for (s, row) in self.rows.range(start..end) {
-            f(*s, row);
+        let from = self.secs.partition_point(|(s, _)| *s < start);
+        let settled = self
+            .secs
+            .get(from..)
+            .unwrap_or_default()
+            .iter()
+            .take_while(|(s, _)| *s < end)
+            .enumerate();
+        if self.late.is_empty() {
+            for (k, (s, _)) in settled {
+                f(*s, self.row(from + k));
+            }
+            return;
+        }
+        // Not settled yet (read before `settle`): merged second by second.
+        let mut late = self.late.range(start..end).peekable();
+        let mut merged = Vec::new();
+        for (k, (s, _)) in settled {
+            while let Some((ls, row)) = late.next_if(|(ls, _)| *ls < s) {
+                f(*ls, row);
+            }
+            match late.next_if(|(ls, _)| *ls == s) {
+                Some((_, row)) => {
+                    merged.clear();
+                    merge_row(self.row(from + k), row, &mut merged);
+                    f(*s, &merged);
+                }
+                None => f(*s, self.row(from + k)),
+            }
+        }
+        for (ls, row) in late {
+            f(*ls, row);
         }
     }
 
@@ -74,23 +201,80 @@ impl Rows {
 
     /// How many cells there are.
     pub fn len(&self) -> usize {
-        self.rows.values().map(Vec::len).sum()
+        self.cells.len() + self.late.values().map(Vec::len).sum::<usize>()
     }
 
-    /// Every (value id, second, cell).
+    /// Every (value id, second, cell), in second then id order once settled
+    /// (before, the cells kept aside come last, a (value, second) perhaps
+    /// twice).
     pub fn iter(&self) -> impl Iterator<Item = (u32, i64, &Cell)> {
-        self.rows
-            .iter()
-            .flat_map(|(s, row)| row.iter().map(move |(id, c)| (*id, *s, c)))
+        (0..self.secs.len())
+            .flat_map(move |i| {
+                let s = self.secs.get(i).map_or(0, |(s, _)| *s);
+                self.row(i).iter().map(move |(id, c)| (*id, s, c))
+            })
+            .chain(
+                self.late
+                    .iter()
+                    .flat_map(|(s, row)| row.iter().map(move |(id, c)| (*id, *s, c))),
+            )
     }
 
     /// Fold in another dimension's rows, whose value ids `id` maps to ours.
-    pub fn merge(&mut self, other: Rows, id: impl Fn(u32) -> u32) {
-        for (sec, row) in other.rows {
-            let row: Vec<(u32, Cell)> = row.into_iter().map(|(v, c)| (id(v), c)).collect();
-            self.put_row(sec, row);
+    pub fn merge(&mut self, mut other: Rows, id: impl Fn(u32) -> u32) {
+        other.settle();
+        self.settle();
+        for (v, _) in &mut other.cells {
+            *v = id(*v);
+        }
+        // The new ids may sort otherwise: each row sorted again, in place.
+        for i in 0..other.secs.len() {
+            let start = other.secs.get(i).map_or(0, |(_, at)| *at);
+            let end = other
+                .secs
+                .get(i + 1)
+                .map_or(other.cells.len(), |(_, at)| *at);
+            if let Some(row) = other.cells.get_mut(start..end) {
+                row.sort_unstable_by_key(|(v, _)| *v);
+            }
+        }
+        match (self.last_sec(), other.secs.first()) {
+            (_, None) => {}
+            (None, _) => *self = other,
+            (Some(last), Some((first, _))) if *first > last => {
+                // A later chunk or input: appended.
+                let base = self.cells.len();
+                self.secs
+                    .extend(other.secs.iter().map(|(s, at)| (*s, at + base)));
+                self.cells.append(&mut other.cells);
+            }
+            _ => *self = Rows::merged(self, &other),
         }
     }
+}
+
+/// The cell at `i`, which the caller has just found or inserted.
+// why: every caller passes an index inside `cells`; a `get_mut` would need a
+// cell to fall back on.
+#[allow(clippy::indexing_slicing)]
+fn cell_at(cells: &mut [(u32, Cell)], i: usize) -> &mut Cell {
+    &mut cells[i].1
+}
+
+/// Two rows sorted by id merged into `out`, a value on both sides once.
+fn merge_row(mine: &[(u32, Cell)], theirs: &[(u32, Cell)], out: &mut Vec<(u32, Cell)>) {
+    let mut theirs = theirs.iter().copied().peekable();
+    for &(id, c) in mine {
+        while let Some(t) = theirs.next_if(|(t, _)| *t < id) {
+            out.push(t);
+        }
+        let mut c = c;
+        if let Some((_, t)) = theirs.next_if(|(t, _)| *t == id) {
+            c.merge(&t);
+        }
+        out.push((id, c));
+    }
+    out.extend(theirs);
 }
 
 #[cfg(test)]
@@ -135,5 +319,70 @@ mod tests {
         assert_eq!(rows_seen, vec![(10, 3), (11, 1)]);
         assert_eq!(series, vec![(10, 6), (11, 1)]);
         assert_eq!(a.iter().count(), 4);
+    }
+
+    /// Every (id, second, requests, first line) of `rows`, read both ways.
+    fn listed(rows: &Rows) -> Vec<(u32, i64, u32, u64)> {
+        let mut v = Vec::new();
+        rows.for_each_row(i64::MIN, i64::MAX, |s, row| {
+            for (id, c) in row {
+                v.push((*id, s, c.requests, c.first.line));
+            }
+        });
+        v
+    }
+
+    proptest::proptest! {
+        /// Cells added in any order of seconds, in rows or one by one, and
+        /// rows merged in from another set: the same cells as a plain map
+        /// of (second, id), whether read before or after `settle`.
+        #[test]
+        fn rows_hold_what_a_map_holds(
+            adds in proptest::collection::vec((0u32..6, 0i64..40, 1u32..4, 0u64..1000, proptest::bool::ANY), 0..200),
+            others in proptest::collection::vec((0u32..6, 0i64..60, 1u32..4, 0u64..1000), 0..100),
+        ) {
+            let mut model: BTreeMap<(i64, u32), Cell> = BTreeMap::new();
+            let mut rows = Rows::default();
+            for (id, sec, n, line, whole) in adds {
+                model.entry((sec, id)).or_default().merge(&cell(n, line));
+                if whole {
+                    rows.put_row(sec, vec![(id, cell(n, line))]);
+                } else {
+                    rows.cell(id, sec).merge(&cell(n, line));
+                }
+            }
+            let mut other = Rows::default();
+            for (id, sec, n, line) in others {
+                other.cell(id, sec).merge(&cell(n, line));
+                // Their id `v` is our `5 - v`.
+                model.entry((sec, 5 - id)).or_default().merge(&cell(n, line));
+            }
+            let want: Vec<(u32, i64, u32, u64)> = model
+                .iter()
+                .map(|((s, id), c)| (*id, *s, c.requests, c.first.line))
+                .collect();
+            rows.merge(other, |v| 5 - v);
+            proptest::prop_assert_eq!(listed(&rows), want.clone());
+            rows.settle();
+            proptest::prop_assert_eq!(listed(&rows), want.clone());
+            let all: Vec<(u32, i64, u32, u64)> =
+                rows.iter().map(|(id, s, c)| (id, s, c.requests, c.first.line)).collect();
+            proptest::prop_assert_eq!(all, want.clone());
+            proptest::prop_assert_eq!(rows.len(), want.len());
+        }
+
+        /// Read before settling, the rows are already the map's.
+        #[test]
+        fn unsettled_rows_read_like_settled_ones(
+            adds in proptest::collection::vec((0u32..4, 0i64..30, 1u32..3), 0..100),
+        ) {
+            let mut rows = Rows::default();
+            for (id, sec, n) in adds {
+                rows.cell(id, sec).merge(&cell(n, sec as u64));
+            }
+            let before = listed(&rows);
+            rows.settle();
+            proptest::prop_assert_eq!(before, listed(&rows));
+        }
     }
 }
