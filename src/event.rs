@@ -238,6 +238,9 @@ pub struct MetricSample {
     pub instance: Option<String>,
     /// The series identity: name plus its labels, sorted.
     pub series: String,
+    /// The time is the start of the period the value sums up, not the
+    /// instant it was read.
+    pub period_start: bool,
 }
 
 /// What an orchestrator event means.

@@ -83,6 +83,8 @@ pub struct Series {
     pub role: Option<MetricRole>,
     pub instance: Option<String>,
     pub input: u32,
+    /// Each point's time is the start of the period it sums up.
+    pub period_start: bool,
     /// (ms, value), sorted by time once finished.
     pub points: Vec<(Millis, f64)>,
 }
@@ -453,6 +455,7 @@ impl Aggregates {
                 role: m.role,
                 instance: m.instance.clone(),
                 input: m.origin.input,
+                period_start: m.period_start,
                 points: Vec::new(),
             });
         series.points.push((m.ts, m.value));

@@ -694,6 +694,7 @@ mod tests {
                 value: 1.0,
                 instance: Some(addr.into()),
                 series: format!(r#"node_uname_info{{instance="{addr}",nodename="{node}"}}"#),
+                period_start: false,
             }));
         }
         agg.finish();

@@ -259,6 +259,15 @@ pub fn correlate(agg: &Aggregates, opts: &CorrelateOptions) -> Result<Analysis, 
             _ => None,
         };
         flags.causes = cause_flags(culprit, &a.pool, range);
+        flags.heads = a
+            .pool
+            .heads
+            .iter()
+            .filter_map(|&(s, e)| {
+                let rel = |t: i64| usize::try_from(t - span.start).ok();
+                Some((rel(s)?, rel(e)?))
+            })
+            .collect();
         incident = onset::find(span, &flags);
         if opts.baseline.is_none() {
             baseline = onset::baseline_for(served, incident);
@@ -718,8 +727,19 @@ fn symptom_flags(
         &pool_logs,
         &with_traffic(&pool_logs, &a.totals, range.clone()),
     );
+    // A rollup's first waiting period says only that the queue began
+    // somewhere in it: it is no symptom of its first second. The onset
+    // dates it by what the finer records show (`onset::find`).
+    let mut waiting = a.pool.waiting_secs.clone();
+    for &(s, e) in &a.pool.heads {
+        for i in s.max(span.start)..e.min(span.end) {
+            if let Some(w) = waiting.get_mut((i - span.start) as usize) {
+                *w = false;
+            }
+        }
+    }
     // Every per-second series here covers the span: the zips lose nothing.
-    let flagged = log_flags.iter().zip(&pool_flags).zip(&a.pool.waiting_secs);
+    let flagged = log_flags.iter().zip(&pool_flags).zip(&waiting);
     for (o, ((log, pool), waiting)) in other.iter_mut().zip(flagged) {
         *o = *log || *pool || (*waiting && !waiting_usual);
     }
@@ -769,6 +789,7 @@ fn symptom_flags(
         latency,
         other,
         causes: Vec::new(),
+        heads: Vec::new(),
     }
 }
 

@@ -39,6 +39,10 @@ pub struct Flags {
     pub other: Vec<bool>,
     /// Each cause's flags (request surges, pool saturation).
     pub causes: Vec<Vec<bool>>,
+    /// Periods [start, end) (seconds of the span) that a cause's flags fill
+    /// from one coarse sample: the cause began somewhere in the period,
+    /// not at its first second (see [`super::PoolState::heads`]).
+    pub heads: Vec<(usize, usize)>,
 }
 
 impl Flags {
@@ -430,7 +434,7 @@ pub fn find(span: Span, flags: &Flags) -> Option<Incident> {
         }
     }
     let (first, last) = (whole.0, whole.1);
-    let mut onset = first;
+    let mut starts = Vec::new();
     for cause in &flags.causes {
         // The cause's latest second at or before the first symptom, no more
         // than a merge gap before it.
@@ -448,7 +452,24 @@ pub fn find(span: Span, flags: &Flags) -> Option<Incident> {
                 start = i;
             }
         }
-        onset = onset.min(start);
+        starts.push(start);
+    }
+    // A cause that begins with a coarse sample's period is dated by the
+    // first finer record inside that period (a symptom, another cause), if
+    // one is: the sample says only that it began somewhere in the period.
+    let head = |s: usize| flags.heads.iter().find(|(a, _)| *a == s).map(|(_, b)| *b);
+    let fine = starts
+        .iter()
+        .copied()
+        .filter(|s| head(*s).is_none())
+        .fold(first, usize::min);
+    let mut onset = fine;
+    for &s in &starts {
+        let dated = match head(s) {
+            Some(end) if (s..end).contains(&fine) => fine,
+            _ => s,
+        };
+        onset = onset.min(dated);
     }
     Some(Incident {
         onset: span.start + onset as i64,
@@ -488,6 +509,7 @@ mod tests {
             latency: vec![false; n],
             other: vec![false; n],
             causes: vec![vec![false; n]],
+            heads: Vec::new(),
         }
     }
 
@@ -554,6 +576,37 @@ mod tests {
         assert_eq!(inc.onset, 1250);
         assert_eq!(inc.symptoms_start, 1300);
         assert_eq!(inc.recovered, 1400);
+    }
+
+    #[test]
+    fn a_cause_known_only_by_a_rollup_period_is_dated_by_the_first_record_in_it() {
+        let span = Span::new(1000, 1600);
+        let mut f = flags(600);
+        for i in 300..400 {
+            f.errors[i] = true;
+        }
+        // A 5-minute rollup stamped at 240 showed the pool saturated.
+        for i in 240..420 {
+            f.causes[0][i] = true;
+        }
+        f.heads = vec![(240, 540)];
+        let inc = find(span, &f).expect("incident");
+        assert_eq!(
+            inc.onset, 1300,
+            "the first failure inside the period dates it"
+        );
+        // A surge (a cause known to the second) inside the period dates it
+        // earlier still.
+        f.causes.push(vec![false; 600]);
+        for i in 270..400 {
+            f.causes[1][i] = true;
+        }
+        assert_eq!(find(span, &f).map(|i| i.onset), Some(1270));
+        // A one-minute rollup that ends before the first failure: the
+        // saturation was there before it, from the period's start.
+        f.causes.pop();
+        f.heads = vec![(240, 300)];
+        assert_eq!(find(span, &f).map(|i| i.onset), Some(1240));
     }
 
     #[test]

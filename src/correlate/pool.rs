@@ -74,6 +74,10 @@ pub struct PoolState {
     pub log_lines: Vec<u32>,
     /// Instances that logged pool exhaustion.
     pub log_instances: Vec<String>,
+    /// The first period [start, end) of each saturated run of a series
+    /// whose points stand for the period after their time (a Datadog
+    /// rollup): absolute seconds. The saturation began somewhere in it.
+    pub heads: Vec<(i64, i64)>,
 }
 
 impl PoolState {
@@ -83,6 +87,23 @@ impl PoolState {
 
     pub fn any_saturation(&self) -> bool {
         self.saturated_secs.iter().any(|s| *s) || self.log_lines.iter().any(|c| *c > 0)
+    }
+
+    /// `s`, or `fine` when `s` only opens the period of a sample that sums
+    /// up the period after its time and `fine` (a finer record: the first
+    /// failing request, a client's surge) falls in that period: the
+    /// saturation began somewhere in it, and no earlier than the record
+    /// that dates it more closely.
+    pub fn dated(&self, s: i64, fine: i64) -> i64 {
+        if self
+            .heads
+            .iter()
+            .any(|(a, b)| *a == s && (s..*b).contains(&fine))
+        {
+            fine
+        } else {
+            s
+        }
     }
 
     /// The first second (absolute) at which the pool was saturated by either signal.
@@ -169,6 +190,12 @@ pub fn pool_state(agg: &Aggregates, span: Span, ids: &Identities) -> PoolState {
                 }
             }
         }
+        if in_use.period_start {
+            state.heads.extend(
+                runs.iter()
+                    .map(|&(a, _)| (a.div_euclid(1000), (a + step).div_euclid(1000))),
+            );
+        }
         for &(a, b) in &runs {
             for s in (a.div_euclid(1000))..(b.div_euclid(1000)) {
                 if let Some(w) = second(span, s).and_then(|i| state.saturated_secs.get_mut(i)) {
@@ -229,5 +256,49 @@ fn sample_step(points: &[(Millis, f64)]) -> Millis {
         15_000
     } else {
         median(&gaps).round() as Millis
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::event::{Event, MetricSample};
+
+    /// Waiting clients of one instance, a point a minute from 0 s, waiting
+    /// from the third point on.
+    fn pool(period_start: bool) -> PoolState {
+        let mut agg = Aggregates::new();
+        for (k, v) in [0.0, 0.0, 4.0, 6.0, 0.0].into_iter().enumerate() {
+            agg.add(Event::Metric(MetricSample {
+                ts: k as i64 * 60_000,
+                origin: Default::default(),
+                name: "pgbouncer.pools.cl_waiting".into(),
+                role: Some(MetricRole::DbConnectionsWaiting),
+                value: v,
+                instance: Some("db-1".into()),
+                series: "pgbouncer.pools.cl_waiting{host=db-1}".into(),
+                period_start,
+            }));
+        }
+        agg.finish();
+        let span = Span::new(0, 300);
+        let ids = super::super::identity::build(&agg, span, &[]);
+        pool_state(&agg, span, &ids)
+    }
+
+    #[test]
+    fn a_rollup_s_first_saturated_period_is_a_head_an_instant_reading_is_not() {
+        let rollup = pool(true);
+        assert_eq!(rollup.heads, vec![(120, 180)]);
+        assert_eq!(
+            rollup.first_saturated(Span::new(0, 300), Span::new(0, 300)),
+            Some(120)
+        );
+        // Dated by a finer record inside the period, not by one after it.
+        assert_eq!(rollup.dated(120, 150), 150);
+        assert_eq!(rollup.dated(120, 200), 120);
+        let instant = pool(false);
+        assert!(instant.heads.is_empty());
+        assert_eq!(instant.dated(120, 150), 120);
     }
 }

@@ -168,6 +168,15 @@ pub struct Sample {
     pub expect: BTreeMap<String, String>,
 }
 
+/// What a metric point's time stands for (see [`Definition::stamped`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Stamped {
+    #[default]
+    Instant,
+    PeriodStart,
+}
+
 /// One format definition file.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -237,6 +246,12 @@ pub struct Definition {
     /// seconds); counted under this reason instead of `no timestamp`.
     #[serde(default)]
     pub untimed: Option<String>,
+    /// What a metric point's time stands for: the instant it was read
+    /// (Prometheus), or the start of the period it sums up (a Datadog
+    /// rollup, a CloudWatch period), where a change in its value happened
+    /// somewhere in the period after the time written.
+    #[serde(default)]
+    pub stamped: Stamped,
     /// Fixed values for roles the source does not write (e.g. `level`).
     #[serde(default)]
     pub constants: BTreeMap<Role, String>,

@@ -38,7 +38,7 @@ pub use compile::{
     array_records, envelope_records, lookup, lookup_in, Fields, Format, KeySet, Record,
 };
 pub use definition::{
-    Decode, Definition, DefinitionKind, DurationUnit, Produces, SkipRule, TimestampMarks,
+    Decode, Definition, DefinitionKind, DurationUnit, Produces, SkipRule, Stamped, TimestampMarks,
 };
 pub use detect::{detect, Detection, MIN_SCORE, MIN_SHARE};
 pub use error::FormatError;

@@ -179,6 +179,7 @@ pub fn build<'f>(
                 name,
                 value,
                 instance,
+                period_start: format.def.stamped == crate::formats::Stamped::PeriodStart,
             })
         }
     })

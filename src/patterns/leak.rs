@@ -169,6 +169,7 @@ mod tests {
                     value: level(pod, m),
                     instance: Some(format!("api-{pod}")),
                     series: format!("pgbouncer_pools_sv_active{{pod=\"api-{pod}\"}}"),
+                    period_start: false,
                 }));
             }
         }

@@ -148,6 +148,7 @@ mod tests {
             role: None,
             instance: None,
             input: 0,
+            period_start: false,
             points: points.iter().map(|&(s, v)| (s * 1000, v)).collect(),
         }
     }
