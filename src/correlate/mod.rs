@@ -728,12 +728,15 @@ fn symptom_flags(
         &with_traffic(&pool_logs, &a.totals, range.clone()),
     );
     // A rollup's first waiting period says only that the queue began
-    // somewhere in it: it is no symptom of its first second. The onset
-    // dates it by what the finer records show (`onset::find`).
+    // somewhere in it: its seconds are set apart (`coarse`), and the onset
+    // dates them by what the finer records show (`onset::find`).
     let mut waiting = a.pool.waiting_secs.clone();
+    let mut coarse = vec![false; n];
     for &(s, e) in &a.pool.heads {
         for i in s.max(span.start)..e.min(span.end) {
-            if let Some(w) = waiting.get_mut((i - span.start) as usize) {
+            let i = (i - span.start) as usize;
+            if let (Some(w), Some(c)) = (waiting.get_mut(i), coarse.get_mut(i)) {
+                *c |= *w && !waiting_usual;
                 *w = false;
             }
         }
@@ -784,12 +787,25 @@ fn symptom_flags(
             }
         }
     }
+    // Seconds that only the coarse periods mark stay symptoms (the
+    // incident's extent is unchanged) but are known as such.
+    for (i, c) in coarse.iter_mut().enumerate() {
+        let fine = [&errors, &latency, &other]
+            .iter()
+            .any(|f| f.get(i) == Some(&true));
+        if let (true, Some(o)) = (*c && !fine, other.get_mut(i)) {
+            *o = true;
+        } else {
+            *c = false;
+        }
+    }
     onset::Flags {
         errors,
         latency,
         other,
         causes: Vec::new(),
         heads: Vec::new(),
+        coarse,
     }
 }
 

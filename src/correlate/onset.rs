@@ -43,6 +43,8 @@ pub struct Flags {
     /// from one coarse sample: the cause began somewhere in the period,
     /// not at its first second (see [`super::PoolState::heads`]).
     pub heads: Vec<(usize, usize)>,
+    /// Seconds whose only symptom is a coarse period's (see `heads`).
+    pub coarse: Vec<bool>,
 }
 
 impl Flags {
@@ -433,7 +435,12 @@ pub fn find(span: Span, flags: &Flags) -> Option<Incident> {
             break;
         }
     }
-    let (first, last) = (whole.0, whole.1);
+    let last = whole.1;
+    // The symptoms began with the first second a fine record marks; the
+    // coarse periods before it are dated below, as causes are.
+    let first = (whole.0..=last)
+        .find(|&i| flags.coarse.get(i) != Some(&true))
+        .unwrap_or(whole.0);
     let mut starts = Vec::new();
     for cause in &flags.causes {
         // The cause's latest second at or before the first symptom, no more
@@ -510,6 +517,7 @@ mod tests {
             other: vec![false; n],
             causes: vec![vec![false; n]],
             heads: Vec::new(),
+            coarse: Vec::new(),
         }
     }
 
@@ -590,11 +598,19 @@ mod tests {
             f.causes[0][i] = true;
         }
         f.heads = vec![(240, 540)];
+        // Its waiting clients mark the period's seconds too, coarsely.
+        f.coarse = vec![false; 600];
+        for i in 240..300 {
+            f.other[i] = true;
+            f.coarse[i] = true;
+        }
         let inc = find(span, &f).expect("incident");
         assert_eq!(
             inc.onset, 1300,
             "the first failure inside the period dates it"
         );
+        assert_eq!(inc.symptoms_start, 1300);
+        assert_eq!(inc.recovered, 1400);
         // A surge (a cause known to the second) inside the period dates it
         // earlier still.
         f.causes.push(vec![false; 600]);

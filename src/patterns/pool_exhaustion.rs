@@ -74,6 +74,10 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
             continue;
         };
         let (s, e) = (first.0, last.1);
+        // A rollup's first saturated period is dated by the onset inside it.
+        let s = a
+            .incident
+            .map_or(s, |i| a.pool.dated(s / 1000, i.onset) * 1000);
         start = start.min(s);
         end = end.max(e);
         let secs: i64 = runs.iter().map(|r| (r.1 - r.0) / 1000).sum();
