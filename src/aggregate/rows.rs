@@ -36,11 +36,16 @@ impl Rows {
         self.secs.last().map(|(s, _)| *s)
     }
 
-    /// The cells of settled row `i`.
-    fn row(&self, i: usize) -> &[(u32, Cell)] {
+    /// Where settled row `i` lies in `cells`.
+    fn bounds(&self, i: usize) -> std::ops::Range<usize> {
         let start = self.secs.get(i).map_or(self.cells.len(), |(_, at)| *at);
         let end = self.secs.get(i + 1).map_or(self.cells.len(), |(_, at)| *at);
-        self.cells.get(start..end).unwrap_or_default()
+        start..end
+    }
+
+    /// The cells of settled row `i`.
+    fn row(&self, i: usize) -> &[(u32, Cell)] {
+        self.cells.get(self.bounds(i)).unwrap_or_default()
     }
 
     /// The cell of value `id` in second `sec`, made if missing.
@@ -49,36 +54,14 @@ impl Rows {
             Some(last) if sec == last => {
                 // The last row ends the vector: an insert moves only its tail.
                 let start = self.secs.last().map_or(0, |(_, at)| *at);
-                let found = self
-                    .cells
-                    .get(start..)
-                    .unwrap_or_default()
-                    .binary_search_by_key(&id, |(v, _)| *v);
-                let i = match found {
-                    Ok(i) => start + i,
-                    Err(i) => {
-                        self.cells.insert(start + i, (id, Cell::default()));
-                        start + i
-                    }
-                };
-                cell_at(&mut self.cells, i)
+                slot(&mut self.cells, start, id)
             }
-            Some(last) if sec < last => {
-                let row = self.late.entry(sec).or_default();
-                let i = match row.binary_search_by_key(&id, |(v, _)| *v) {
-                    Ok(i) => i,
-                    Err(i) => {
-                        row.insert(i, (id, Cell::default()));
-                        i
-                    }
-                };
-                cell_at(row, i)
-            }
+            Some(last) if sec < last => slot(self.late.entry(sec).or_default(), 0, id),
             _ => {
-                self.secs.push((sec, self.cells.len()));
-                self.cells.push((id, Cell::default()));
-                let i = self.cells.len() - 1;
-                cell_at(&mut self.cells, i)
+                // A new last row: the cell is made at its start.
+                let start = self.cells.len();
+                self.secs.push((sec, start));
+                slot(&mut self.cells, start, id)
             }
         }
     }
@@ -229,12 +212,8 @@ impl Rows {
         }
         // The new ids may sort otherwise: each row sorted again, in place.
         for i in 0..other.secs.len() {
-            let start = other.secs.get(i).map_or(0, |(_, at)| *at);
-            let end = other
-                .secs
-                .get(i + 1)
-                .map_or(other.cells.len(), |(_, at)| *at);
-            if let Some(row) = other.cells.get_mut(start..end) {
+            let bounds = other.bounds(i);
+            if let Some(row) = other.cells.get_mut(bounds) {
                 row.sort_unstable_by_key(|(v, _)| *v);
             }
         }
@@ -253,11 +232,23 @@ impl Rows {
     }
 }
 
-/// The cell at `i`, which the caller has just found or inserted.
-// why: every caller passes an index inside `cells`; a `get_mut` would need a
-// cell to fall back on.
+/// The cell of value `id` in the row that runs from `start` to the end of
+/// `cells` (sorted by id), made if missing.
+// why: `i` is where the binary search found `id` or just inserted it, so it
+// is inside `cells`; a `get_mut` would need a cell to fall back on.
 #[allow(clippy::indexing_slicing)]
-fn cell_at(cells: &mut [(u32, Cell)], i: usize) -> &mut Cell {
+fn slot(cells: &mut Vec<(u32, Cell)>, start: usize, id: u32) -> &mut Cell {
+    let found = cells
+        .get(start..)
+        .unwrap_or_default()
+        .binary_search_by_key(&id, |(v, _)| *v);
+    let i = match found {
+        Ok(i) => start + i,
+        Err(i) => {
+            cells.insert(start + i, (id, Cell::default()));
+            start + i
+        }
+    };
     &mut cells[i].1
 }
 

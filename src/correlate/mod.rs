@@ -259,15 +259,6 @@ pub fn correlate(agg: &Aggregates, opts: &CorrelateOptions) -> Result<Analysis, 
             _ => None,
         };
         flags.causes = cause_flags(culprit, &a.pool, range);
-        flags.heads = a
-            .pool
-            .heads
-            .iter()
-            .filter_map(|&(s, e)| {
-                let rel = |t: i64| usize::try_from(t - span.start).ok();
-                Some((rel(s)?, rel(e)?))
-            })
-            .collect();
         incident = onset::find(span, &flags);
         if opts.baseline.is_none() {
             baseline = onset::baseline_for(served, incident);
@@ -799,12 +790,21 @@ fn symptom_flags(
             *c = false;
         }
     }
+    let heads = a
+        .pool
+        .heads
+        .iter()
+        .filter_map(|&(s, e)| {
+            let rel = |t: i64| usize::try_from(t - span.start).ok();
+            Some((rel(s)?, rel(e)?))
+        })
+        .collect();
     onset::Flags {
         errors,
         latency,
         other,
         causes: Vec::new(),
-        heads: Vec::new(),
+        heads,
         coarse,
     }
 }
