@@ -117,34 +117,49 @@ fn abandoned_ms(by_sec: &Moments, service: f64) -> HashMap<u32, f64> {
         return HashMap::default();
     }
     let waits = waits_us(by_sec, service);
-    // Per value: served time beyond the wait of its moment, and requests.
-    let mut beyond: HashMap<u32, (f64, u64)> = HashMap::default();
+    // Per second: everyone's served time beyond the wait, and requests.
+    let mut moment: HashMap<i64, (f64, u64)> = HashMap::default();
     for (s, row) in by_sec {
         let wait = waits.get(s).copied().unwrap_or(0.0);
-        for (id, c) in row.iter().filter(|(_, c)| c.ok_timed > 0) {
-            let e = beyond.entry(*id).or_default();
-            e.0 += (c.ok_busy_us as f64 - f64::from(c.ok_timed) * wait).max(0.0);
+        let e = moment.entry(*s).or_default();
+        for (_, c) in row.iter().filter(|(_, c)| c.ok_timed > 0) {
+            e.0 += beyond_wait(c, wait);
             e.1 += u64::from(c.ok_timed);
         }
     }
-    let (all_us, all_n) = beyond
-        .values()
-        .fold((0.0, 0u64), |a, e| (a.0 + e.0, a.1 + e.1));
+    // Per value: its served time beyond the wait, what the rest of the
+    // same seconds' requests held beyond it for as many requests, and its
+    // requests. The same seconds: a client whose requests fall mostly where
+    // the wait estimate lags (the queue building up) must not look slow
+    // against a crowd served mostly where it does not.
+    let mut beyond: HashMap<u32, (f64, f64, u64)> = HashMap::default();
+    for (s, row) in by_sec {
+        let wait = waits.get(s).copied().unwrap_or(0.0);
+        let (all_us, all_n) = moment.get(s).copied().unwrap_or_default();
+        for (id, c) in row.iter().filter(|(_, c)| c.ok_timed > 0) {
+            let own_us = beyond_wait(c, wait);
+            let crowd_n = all_n - u64::from(c.ok_timed);
+            if crowd_n == 0 {
+                continue;
+            }
+            let crowd = (all_us - own_us).max(0.0) / crowd_n as f64;
+            let e = beyond.entry(*id).or_default();
+            e.0 += own_us;
+            e.1 += f64::from(c.ok_timed) * crowd;
+            e.2 += u64::from(c.ok_timed);
+        }
+    }
     let mut out: HashMap<u32, f64> = HashMap::default();
     for (id, c) in by_sec.values().flatten() {
         if c.cut_timed == 0 {
             continue;
         }
         // Too few served requests of its own: nothing shows what it held.
-        let Some(&(us, n)) = beyond.get(id).filter(|e| e.1 >= MIN_OWN_SAMPLE) else {
+        let Some(&(us, crowd_us, n)) = beyond.get(id).filter(|e| e.2 >= MIN_OWN_SAMPLE) else {
             continue;
         };
-        let crowd_n = all_n - n;
-        if crowd_n == 0 {
-            continue;
-        }
         let own = us / n as f64;
-        let crowd = (all_us - us).max(0.0) / crowd_n as f64;
+        let crowd = crowd_us / n as f64;
         let n_cut = f64::from(c.cut_timed);
         // Never more than the request lasted from the client's side.
         let lasted = c.cut_busy_us as f64 / n_cut;
@@ -158,6 +173,11 @@ fn abandoned_ms(by_sec: &Moments, service: f64) -> HashMap<u32, f64> {
         *out.entry(*id).or_default() += n_cut * extra / 1000.0;
     }
     out
+}
+
+/// A cell's served time (microseconds) beyond `wait` per request.
+fn beyond_wait(c: &Cell, wait: f64) -> f64 {
+    (c.ok_busy_us as f64 - f64::from(c.ok_timed) * wait).max(0.0)
 }
 
 /// The wait (microseconds) of each second: its pooled lower tenth of
@@ -325,6 +345,32 @@ mod tests {
         // crowd's held 10 ms; each abandoned one 5.99 s more than ordinary.
         assert_eq!(h[&2], 100.0 * 8_000.0 + 400.0 * 5_990.0);
         assert_eq!(h[&1], 8_000.0 * 10.0);
+    }
+
+    /// A queue building up: each second's requests waited anywhere from
+    /// 1 to 11 s, so the lower tenth leaves most of the wait in what they
+    /// held. A client served mostly then, and giving up later once the
+    /// queue is full, held no more than anyone served beside it.
+    #[test]
+    fn a_client_served_while_the_queue_built_is_compared_with_its_own_seconds() {
+        let spread = |floor_ms: u64, mean_ms: u64, n: u32| Cell {
+            ok_timed: n,
+            ok_floor_us: (floor_ms * 1000) as u32,
+            ok_busy_us: mean_ms * 1000 * u64::from(n),
+            ..Cell::default()
+        };
+        let mut cells = Vec::new();
+        for s in 0..50 {
+            cells.push((1, s, spread(1_000, 6_000, 30)));
+            cells.push((2, s, spread(1_000, 6_000, 2)));
+        }
+        for s in 50..200 {
+            cells.push((1, s, served(60_000, 30)));
+            cells.push((2, s, with_cut(Cell::default(), 60_000, 3)));
+        }
+        let h = held(&cells, Span::new(0, 200));
+        // Its served ones at the service's floor; its 499s nothing.
+        assert_eq!(h[&2], 100.0 * 1_000.0);
     }
 
     /// At one request a second, a slow request alone in its second is not

@@ -33,6 +33,11 @@ const MIN_MINUTE_REQUESTS: u32 = 3;
 const MIN_STUCK_MINUTES: usize = 2;
 const MIN_SLOW_SHARE: f64 = 0.6;
 
+/// How far around the incident's start an instance must have served to be
+/// one of the fleet compared (see `correlate::joined`, the same margins).
+const ESTABLISHED_BEFORE_S: i64 = 300;
+const ESTABLISHED_AFTER_S: i64 = 60;
+
 /// The latest changes weighed as having brought slow instances in.
 const MAX_CHANGES_WEIGHED: usize = 5;
 
@@ -63,6 +68,30 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
                 })
                 .collect()
         })
+        .collect();
+    // Only instances that were serving when the incident began are
+    // compared: a scale-out's fresh pods answer quickly because they carry
+    // none of the queue the old ones still drain, which says nothing about
+    // the old ones being stuck.
+    let around_start = Span::new(
+        window.start - ESTABLISHED_BEFORE_S,
+        (window.start + ESTABLISHED_AFTER_S).min(window.end),
+    );
+    let Ok(at_start) = cx.agg.dim_stats(Dim::Instance, window, around_start) else {
+        return;
+    };
+    let established: Vec<bool> = names
+        .iter()
+        .map(|n| {
+            at_start
+                .iter()
+                .any(|d| &d.value == n && d.baseline_requests > 0)
+        })
+        .collect();
+    let minutes: Vec<Minutes> = minutes
+        .into_iter()
+        .zip(&established)
+        .map(|(m, e)| if *e { m } else { vec![None; m.len()] })
         .collect();
     let n_min = minutes.first().map_or(0, Vec::len);
     // Each minute: which instances were slow against their peers, and how
