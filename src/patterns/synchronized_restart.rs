@@ -24,10 +24,37 @@ use crate::zone::clock;
 
 pub const ID: &str = "synchronized_restart";
 
-const ACTIONS: &[&str] = &[
+/// Said in the terms of what killed them: a kubelet's liveness probe, a
+/// systemd watchdog, or neither named (a crash, memory).
+const LIVENESS_ACTIONS: &[&str] = &[
     "Staggered restarts: a liveness failure threshold longer than a fleet-wide slow spell (a PodDisruptionBudget limits rollouts and evictions, not liveness kills), so no more than a fraction of instances restart at once",
     "Connection draining and fail-fast timeouts, so a restart sheds load instead of dropping it",
 ];
+const WATCHDOG_ACTIONS: &[&str] = &[
+    "Staggered restarts: a watchdog timeout (WatchdogSec) longer than a fleet-wide slow spell, with the keep-alive sent from a thread the request load cannot starve, so no more than a fraction of instances restart at once",
+    "Connection draining and fail-fast timeouts, so a restart sheds load instead of dropping it",
+];
+const ACTIONS: &[&str] = &[
+    "Staggered restarts and a restart budget, so no more than a fraction of instances restart at once",
+    "Connection draining and fail-fast timeouts, so a restart sheds load instead of dropping it",
+];
+
+/// The actions for what the restarts' stated causes say killed them.
+fn actions(group: &[&Restart]) -> &'static [&'static str] {
+    let said = |w: &str| {
+        group
+            .iter()
+            .filter_map(|r| r.cause.as_deref())
+            .any(|c| c.to_ascii_lowercase().contains(w))
+    };
+    if said("watchdog") {
+        WATCHDOG_ACTIONS
+    } else if said("liveness") || said("probe") {
+        LIVENESS_ACTIONS
+    } else {
+        ACTIONS
+    }
+}
 
 /// How long after the group was back an interruption may begin and still be
 /// theirs (the first requests on cold servers).
@@ -130,7 +157,7 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
         subject: Subject::default(),
         evidence,
         timeline,
-        actions: ACTIONS,
+        actions: actions(&group),
     });
 }
 
@@ -159,4 +186,37 @@ fn running_at(cx: &Context<'_>, first: Millis, group: &[&Restart]) -> usize {
     }
     running.extend(group.iter().map(|r| r.instance.clone()));
     a.ids.as_served(running).len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::event::Origin;
+
+    fn restart(cause: Option<&str>) -> Restart {
+        Restart {
+            instance: "app-1".to_string(),
+            down: 0,
+            up: None,
+            source: Origin::default(),
+            cause: cause.map(str::to_string),
+        }
+    }
+
+    /// A systemd host gets no Kubernetes advice, and a pod killed for its
+    /// probe no systemd advice.
+    #[test]
+    fn the_advice_is_in_the_terms_of_what_killed_them() {
+        let watchdog = restart(Some("app.service: Watchdog timeout (limit 30s)!"));
+        let probe = restart(Some(
+            "Container app failed liveness probe, will be restarted",
+        ));
+        let crash = restart(Some("the process exited abnormally"));
+        assert!(actions(&[&watchdog, &crash])[0].contains("WatchdogSec"));
+        assert!(actions(&[&probe])[0].contains("PodDisruptionBudget"));
+        let plain = actions(&[&crash, &restart(None)]);
+        assert!(plain
+            .iter()
+            .all(|a| !a.contains("liveness") && !a.contains("Watchdog")));
+    }
 }

@@ -104,12 +104,17 @@ pub(crate) fn section(out: &mut String, d: &Draft<'_>, src: &mut Sources) {
             "The rest of each finding's evidence is in the appendix.\n"
         );
     }
-    if !d.weak.is_empty() {
+    let weak: Vec<_> = d
+        .weak
+        .iter()
+        .filter(|f| !super::ruled_out::coupling_ruled_out(d, f))
+        .collect();
+    if !weak.is_empty() {
         let _ = writeln!(
             out,
             "Weaker signals, not supported enough to call a cause:\n"
         );
-        for f in &d.weak {
+        for f in weak {
             let _ = writeln!(
                 out,
                 "- {} ({}, {:.2}; `{}`)",

@@ -85,6 +85,13 @@ pub(crate) fn section(out: &mut String, d: &Draft<'_>) {
             "**One bad instance:** {all} instances were affected alike."
         ));
     }
+    for f in d.weak.iter().filter(|f| coupling_ruled_out(d, f)) {
+        items.push(format!(
+            "**Health checks tied to a shared resource:** {} (confidence {:.2}), but no connection pool was saturated before they failed, so nothing shows the checks waiting on what the users' requests waited on.",
+            lower_first(f.title.trim_end_matches('.')),
+            f.confidence
+        ));
+    }
     let changed = r.timeline.iter().any(|e| {
         matches!(
             e.kind,
@@ -107,6 +114,17 @@ pub(crate) fn section(out: &mut String, d: &Draft<'_>) {
         let _ = writeln!(out, "- {i}");
     }
     out.push('\n');
+}
+
+/// A weak `health_check_coupling` where no pool ran out: failing checks
+/// alone are how an overloaded or crashing server looks, not a check
+/// coupled to a resource, and the draft says so under Ruled out instead of
+/// listing it as a weaker cause.
+pub(crate) fn coupling_ruled_out(d: &Draft<'_>, f: &crate::report::FindingJson) -> bool {
+    f.pattern == "health_check_coupling"
+        && f.confidence < SUPPORTED
+        && !d.has("pool_exhaustion")
+        && !f.evidence.iter().any(|e| e.text.contains("pool saturated"))
 }
 
 #[cfg(test)]
@@ -140,5 +158,29 @@ mod tests {
         r.findings.push(f);
         let s = ruled_out(&r);
         assert!(s.contains("**The change:** the deploy of `api` at 07:50 did not cause it (the data shows, 0.90): the problem began 2 min before it."), "{s}");
+    }
+
+    #[test]
+    fn weak_coupling_without_a_saturated_pool_is_ruled_out_not_listed_as_a_cause() {
+        let mut r = bulk();
+        r.findings.retain(|f| f.pattern != "health_check_coupling");
+        let mut f =
+            crate::render::markdown::fixture::finding("health_check_coupling", 0.45, "07:58:00");
+        f.title = "Health checks failed together with user traffic on 3 of 3 instances".to_string();
+        f.evidence[0].text = "probe failures on api-1: 4 failures from 07:58:00 on".to_string();
+        r.findings.push(f);
+        // With the pool exhausted the weak coupling stays a weaker signal.
+        assert!(Draft::new(&r).has("pool_exhaustion"));
+        assert!(!ruled_out(&r).contains("Health checks tied"));
+        r.findings.retain(|f| f.pattern != "pool_exhaustion");
+        let s = ruled_out(&r);
+        assert!(s.contains("**Health checks tied to a shared resource:** health checks failed together with user traffic on 3 of 3 instances (confidence 0.45), but no connection pool was saturated"), "{s}");
+        let mut out = String::new();
+        crate::render::markdown::findings::section(
+            &mut out,
+            &Draft::new(&r),
+            &mut crate::render::markdown::sources::Sources::default(),
+        );
+        assert!(!out.contains("health_check_coupling"), "{out}");
     }
 }

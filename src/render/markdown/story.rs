@@ -167,8 +167,8 @@ pub(crate) fn section(out: &mut String, d: &Draft<'_>) {
         let attr = &r.attribution;
         if attr.organic && attr.grew {
             text.push(format!(
-                "Request volume grew across many {}s at once; no single {} explains it.",
-                attr.dimension, attr.dimension
+                "Demand outgrew capacity. {}",
+                super::summary::growth(d)
             ));
         } else {
             text.push(

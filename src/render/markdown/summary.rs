@@ -26,6 +26,50 @@ use crate::render::time::hms;
 /// finding that one integration held 98% of the pool).
 const MECHANISM_CAUSES: [&str; 1] = ["crash_loop"];
 
+/// Organic growth as the figures show it: the rise of all traffic, that
+/// it was spread over many clients, and the fleet that met it.
+pub(crate) fn growth(d: &Draft<'_>) -> String {
+    let r = d.r;
+    let attr = &r.attribution;
+    let (base, win) = (
+        r.extra.attribution_baseline_rate,
+        r.extra.attribution_window_rate,
+    );
+    let mut s = if base > 0.0 && win > base {
+        format!(
+            "Requests rose from {base:.1} to {win:.1} per second ({:.1}x) across many {}s at once",
+            win / base,
+            attr.dimension
+        )
+    } else {
+        format!("Requests rose across many {}s at once", attr.dimension)
+    };
+    if d.has("retry_storm") {
+        s.push_str(", retries included");
+    }
+    let _ = write!(s, "; no single {} explains it", attr.dimension);
+    let joined = r
+        .extra
+        .instances_joined
+        .iter()
+        .filter(|j| !r.impact.instances_affected.contains(j))
+        .count();
+    let running = r.impact.instances_total.saturating_sub(joined);
+    if running > 0 {
+        let _ = write!(
+            s,
+            ", and {} served it",
+            if running == 1 {
+                "one instance".to_string()
+            } else {
+                format!("{running} instances")
+            }
+        );
+    }
+    s.push('.');
+    s
+}
+
 pub(crate) fn section(out: &mut String, d: &Draft<'_>) {
     let _ = writeln!(out, "## Summary\n");
     let r = d.r;
@@ -129,18 +173,13 @@ pub(crate) fn section(out: &mut String, d: &Draft<'_>) {
         }
         None => {
             let attr = &r.attribution;
-            let retries = d.has("retry_storm");
-            if attr.organic && attr.grew && retries {
+            if attr.organic && attr.grew {
+                // No customer caused it: demand outgrew what the service
+                // had, which is the cause a reader acts on (capacity).
                 let _ = write!(
                     s,
-                    " Request volume rose across many {}s at once, much of it retries; no single {} explains it.",
-                    attr.dimension, attr.dimension
-                );
-            } else if attr.organic && attr.grew {
-                let _ = write!(
-                    s,
-                    " Request volume grew across many {}s at once; no single {} explains it (organic growth).",
-                    attr.dimension, attr.dimension
+                    " Root cause (likely): demand outgrew capacity. {}",
+                    growth(d)
                 );
             } else if d.findings.is_empty() {
                 s.push_str(" The data shows the symptoms but no pattern that explains them; see the timeline.");
@@ -288,7 +327,14 @@ mod tests {
         r.attribution.organic = true;
         r.attribution.grew = true;
         let s = summary(&r);
-        assert!(s.contains("grew across many"), "{s}");
+        assert!(
+            s.contains("Root cause (likely): demand outgrew capacity. Requests rose"),
+            "{s}"
+        );
+        r.extra.attribution_baseline_rate = 10.0;
+        r.extra.attribution_window_rate = 35.0;
+        let s = summary(&r);
+        assert!(s.contains("from 10.0 to 35.0 per second (3.5x) across many tenants at once; no single tenant explains it, and 3 instances served it."), "{s}");
         assert!(!s.contains("No trigger stands out"), "{s}");
     }
 }
