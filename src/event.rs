@@ -308,7 +308,9 @@ pub trait EventSink: Send + Sized {
     fn join(&mut self, other: Self);
     /// Input `input` is about to be read; `instance` is the one its path
     /// names (a kubelet log file per pod), for records that name none.
-    fn begin_input(&mut self, _input: u32, _instance: Option<&str>) {}
+    /// `instance` and `host`: what the input's path names (see
+    /// `formats::input_names`).
+    fn begin_input(&mut self, _input: u32, _instance: Option<&str>, _host: Option<&str>) {}
     /// An input has been read whole (its workers joined).
     fn end_input(&mut self) {}
 }

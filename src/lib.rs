@@ -212,9 +212,11 @@ fn read_each<S: event::EventSink>(
             seen.insert(id, path.clone());
         }
         let from_dir = inp.from_dir;
+        let named = cat.rules.input_names.named(&path);
         sink.begin_input(
             i as u32,
-            cat.rules.input_names.instance_of(&path).as_deref(),
+            named.as_ref().map(|n| n.instance.as_str()),
+            named.as_ref().and_then(|n| n.host.as_deref()),
         );
         let st = match inspect.as_mut() {
             Some(f) => {

@@ -191,7 +191,10 @@ impl crate::event::EventSink for Aggregates {
         self.merge(other);
     }
 
-    fn begin_input(&mut self, input: u32, instance: Option<&str>) {
+    fn begin_input(&mut self, input: u32, instance: Option<&str>, host: Option<&str>) {
+        if let (Some(i), Some(h)) = (instance, host) {
+            self.ties.add_host(h, i);
+        }
         self.named = instance.map(|i| (input, std::sync::Arc::from(i)));
     }
 

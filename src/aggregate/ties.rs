@@ -38,13 +38,27 @@ pub fn address_in(message: &str) -> Option<&str> {
         })
 }
 
-/// (instance name, address) pairs seen in start-up lines.
+/// (instance name, address) pairs seen in start-up lines, and (host,
+/// instance) pairs that inputs' paths name (`logs/<host>/<container>-json.log`).
 #[derive(Debug, Default, Clone, PartialEq)]
 pub struct Ties {
     pairs: BTreeSet<(String, String)>,
+    hosts: BTreeSet<(String, String)>,
 }
 
 impl Ties {
+    /// An input whose path puts `instance` on `host`.
+    pub fn add_host(&mut self, host: &str, instance: &str) {
+        if host != instance {
+            self.hosts.insert((host.to_string(), instance.to_string()));
+        }
+    }
+
+    /// The (host, instance) pairs of inputs' paths.
+    pub fn hosts(&self) -> impl Iterator<Item = &(String, String)> {
+        self.hosts.iter()
+    }
+
     /// A start-up line of `instance` saying `message`.
     pub fn add(&mut self, instance: &str, message: &str) {
         if let Some(addr) = address_in(message) {
@@ -60,6 +74,7 @@ impl Ties {
 
     pub fn merge(&mut self, other: Ties) {
         self.pairs.extend(other.pairs);
+        self.hosts.extend(other.hosts);
     }
 
     pub fn iter(&self) -> impl Iterator<Item = &(String, String)> {

@@ -373,6 +373,11 @@ pub fn build(agg: &Aggregates, span: Span, identity_labels: &[String]) -> Identi
     for (inst, addr) in agg.ties().iter() {
         claims.claim("listen", inst, addr);
     }
+    // A host directory holding one instance's log is that instance's host;
+    // one holding several is a node of several (not tied: see `Claims`).
+    for (host, inst) in agg.ties().hosts() {
+        claims.claim("path host", host, inst);
+    }
     claims.settle(&mut ids);
     for b in agg.banners() {
         if let Some(i) = b.instance.as_deref() {

@@ -170,6 +170,31 @@ fn finish(
     agg: &Aggregates,
     ids: &Identities,
 ) {
+    // A log line saying a health check failed (a systemd watchdog timing
+    // out, an app's own "liveness check failed") is a probe failure of
+    // that instance, as an orchestrator's `Unhealthy` event is.
+    for (inst, s, c) in agg.signal_counts(Signal::HealthCheckFailed) {
+        if inst.is_empty() {
+            continue;
+        }
+        let inst = ids.canonical(&inst);
+        h.instances.insert(inst.clone());
+        let t = s * 1000;
+        let p = h.probe_failures.entry(inst).or_insert(ProbeFailures {
+            first: t,
+            last: t,
+            count: 0,
+            origin: c.first,
+            runs: Vec::new(),
+        });
+        if t < p.first {
+            p.origin = c.first;
+        }
+        p.first = p.first.min(t);
+        p.last = p.last.max(t);
+        p.count += c.count;
+        p.runs.push((t, t, c.first));
+    }
     for p in h.probe_failures.values_mut() {
         p.runs.sort_unstable();
         let mut merged: Vec<(Millis, Millis, Origin)> = Vec::with_capacity(p.runs.len());
@@ -267,11 +292,58 @@ fn finish(
     }
     h.restarts
         .sort_by(|a, b| (a.down, &a.instance).cmp(&(b.down, &b.instance)));
+    killed_for_the_check(h, agg, ids);
     drop_reports_of_others(h, &seen_up);
     let groups: Vec<String> = h.groups.keys().cloned().collect();
     for g in groups {
         if !h.restarts.iter().any(|r| r.instance == g) {
             h.instances.remove(&g);
+        }
+    }
+}
+
+/// How soon before an instance went down a failed health check of its own
+/// says the check killed it (a watchdog aborts at once, a kubelet within a
+/// period or two).
+const CHECK_KILL_MS: Millis = 60_000;
+
+/// The cause of a restart that came right after its health check failed.
+pub const KILLED_FOR_CHECK: &str = "killed for failing its health check";
+pub const KILLED_BY_WATCHDOG: &str = "killed by its watchdog for failing its health check";
+
+/// Restarts with no stated cause, or only "exited abnormally" (the abort a
+/// watchdog sends looks like a crash), that came within [`CHECK_KILL_MS`]
+/// after the instance's health check failed were the check's kills.
+fn killed_for_the_check(h: &mut InstanceHistory, agg: &Aggregates, ids: &Identities) {
+    if h.probe_failures.is_empty() {
+        return;
+    }
+    let watchdog: BTreeSet<String> = agg
+        .signal_quotes(Signal::HealthCheckFailed)
+        .into_iter()
+        .filter(|(_, q)| q.message.to_ascii_lowercase().contains("watchdog"))
+        .map(|(i, _)| ids.canonical(&i))
+        .collect();
+    for r in &mut h.restarts {
+        if r.cause.as_deref().is_some_and(|c| c != CRASHED) {
+            continue;
+        }
+        let Some(p) = h.probe_failures.get(&r.instance) else {
+            continue;
+        };
+        let checked = p
+            .runs
+            .iter()
+            .any(|(from, to, _)| *from <= r.down && r.down - to <= CHECK_KILL_MS);
+        if checked {
+            r.cause = Some(
+                if watchdog.contains(&r.instance) {
+                    KILLED_BY_WATCHDOG
+                } else {
+                    KILLED_FOR_CHECK
+                }
+                .to_string(),
+            );
         }
     }
 }
@@ -532,6 +604,10 @@ mod tests {
                 Some(Signal::Startup),
             ),
             ("Stopped API service.", Some(Signal::Shutdown)),
+            (
+                "app.service: Watchdog timeout (limit 30s)!",
+                Some(Signal::HealthCheckFailed),
+            ),
             ("Handling signal: term", Some(Signal::Shutdown)),
             // A Rails request line is not a start-up.
             (

@@ -30,6 +30,16 @@ struct InputNameFile {
 struct Sample {
     path: String,
     instance: Option<String>,
+    #[serde(default)]
+    host: Option<String>,
+}
+
+/// What an input's path names: the instance, and the host it ran on when a
+/// directory of the path is named for one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PathName {
+    pub instance: String,
+    pub host: Option<String>,
 }
 
 /// The compiled patterns, tried in order.
@@ -58,11 +68,15 @@ impl InputNames {
         }
         let names = InputNames { each };
         for s in &f.samples {
-            let got = names.instance_of(&s.path);
-            if got != s.instance {
+            let got = names.named(&s.path);
+            let want = s.instance.clone().map(|instance| PathName {
+                instance,
+                host: s.host.clone(),
+            });
+            if got != want {
                 return Err(err(format!(
                     "sample `{}` names {:?}, expected {:?}",
-                    s.path, got, s.instance
+                    s.path, got, want
                 )));
             }
         }
@@ -71,11 +85,19 @@ impl InputNames {
 
     /// The instance `path` names, if a pattern reads one.
     pub fn instance_of(&self, path: &str) -> Option<String> {
+        self.named(path).map(|n| n.instance)
+    }
+
+    /// The instance `path` names, and the host if the pattern reads one.
+    pub fn named(&self, path: &str) -> Option<PathName> {
         // Windows separators read like the others.
         let path = path.replace('\\', "/");
         self.each.iter().find_map(|re| {
             let caps = re.captures(&path)?;
-            Some(caps.name("instance")?.as_str().to_string())
+            Some(PathName {
+                instance: caps.name("instance")?.as_str().to_string(),
+                host: caps.name("host").map(|h| h.as_str().to_string()),
+            })
         })
     }
 }

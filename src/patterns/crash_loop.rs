@@ -22,7 +22,8 @@ const ACTIONS: &[&str] = &[
     "Alert on leading indicators: restarts, unavailable instances, and scaling at its maximum",
 ];
 
-/// Restarts of one instance in the window that make a loop.
+/// Restarts of one instance in the window and the ten minutes before it
+/// that make a loop; two make one when both fell in the incident.
 const LOOP_RESTARTS: usize = 3;
 
 pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
@@ -31,6 +32,8 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
         return;
     };
     let (w0, w1) = ((window.start - 600) * 1000, window.end * 1000);
+    // Deaths from a minute before the onset on are the incident's own.
+    let in_incident = (window.start - 60) * 1000;
     let mut by_instance: BTreeMap<&str, Vec<i64>> = BTreeMap::new();
     for r in a
         .history
@@ -58,6 +61,8 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
         .iter()
         .filter(|(inst, downs)| {
             downs.len() >= LOOP_RESTARTS
+                // Died, came back into the incident, and died again.
+                || downs.iter().filter(|d| **d >= in_incident).count() >= 2
                 || (downs.len() >= 2
                     && backoffs.iter().any(|b| {
                         let object = a.ids.canonical(&b.object);

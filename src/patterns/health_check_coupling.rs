@@ -100,7 +100,9 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
         .filter(|r| {
             r.down >= first_fail
                 && r.down < w1
-                && r.cause.as_deref().is_some_and(|c| c.contains("probe"))
+                && r.cause
+                    .as_deref()
+                    .is_some_and(|c| c.contains("probe") || c.contains("health check"))
         })
         .collect();
     if let Some(first_kill) = killed_by_probe.first() {
