@@ -41,6 +41,10 @@ pub struct InstanceHistory {
     /// Groups (ECS services) whose events named their instances, and those
     /// instances: a group's own events (it backs off) are about them.
     pub groups: BTreeMap<String, BTreeSet<String>>,
+    /// One restart seen in two inputs: (earlier input, later input, how
+    /// far the later one's stamp came after the other's), for telling the
+    /// sources' clocks apart.
+    pub seen_twice: Vec<(u32, u32, Millis)>,
 }
 
 /// An instance's failed liveness/readiness probes.
@@ -292,6 +296,7 @@ fn finish(
     }
     h.restarts
         .sort_by(|a, b| (a.down, &a.instance).cmp(&(b.down, &b.instance)));
+    merge_seen_twice(h);
     killed_for_the_check(h, agg, ids);
     drop_reports_of_others(h, &seen_up);
     let groups: Vec<String> = h.groups.keys().cloned().collect();
@@ -300,6 +305,75 @@ fn finish(
             h.instances.remove(&g);
         }
     }
+}
+
+/// How close two restarts of one instance, each seen in a different input,
+/// are one restart both inputs saw: the clocks of two sources (an app's
+/// log and the host's journal) differ by a few seconds, so the one restart
+/// reads as down-up in one and down-up again in the other.
+const SEEN_TWICE_MS: Millis = 10_000;
+
+/// Restarts of one instance that [`SEEN_TWICE_MS`] and two inputs make one.
+fn merge_seen_twice(h: &mut InstanceHistory) {
+    let mut by_instance: BTreeMap<String, Vec<Restart>> = BTreeMap::new();
+    for r in std::mem::take(&mut h.restarts) {
+        by_instance.entry(r.instance.clone()).or_default().push(r);
+    }
+    for (_, rs) in by_instance {
+        let mut kept: Vec<(Restart, bool)> = Vec::with_capacity(rs.len());
+        for r in rs {
+            match kept.last_mut() {
+                Some((k, merged))
+                    if !*merged
+                        && r.down - k.down <= SEEN_TWICE_MS
+                        && r.source.input != k.source.input =>
+                {
+                    h.seen_twice
+                        .push((k.source.input, r.source.input, r.down - k.down));
+                    k.up = match (k.up, r.up) {
+                        (Some(a), Some(b)) => Some(a.max(b)),
+                        (a, b) => a.or(b),
+                    };
+                    if k.cause.as_deref().is_none_or(|c| c == CRASHED) && r.cause.is_some() {
+                        k.cause = r.cause;
+                    }
+                    // Merged once: a third is a restart of its own.
+                    *merged = true;
+                }
+                _ => kept.push((r, false)),
+            }
+        }
+        h.restarts.extend(kept.into_iter().map(|(r, _)| r));
+    }
+    h.restarts
+        .sort_by(|a, b| (a.down, &a.instance).cmp(&(b.down, &b.instance)));
+}
+
+/// Clock differences between two inputs that show in restarts both saw.
+const SKEW_MIN_MS: Millis = 3_000;
+const SKEW_MIN_SEEN: usize = 2;
+
+/// (earlier input, later input, median offset) for each pair of inputs whose
+/// shared restarts are all stamped at least [`SKEW_MIN_MS`] apart the same
+/// way, in at least [`SKEW_MIN_SEEN`] restarts: one restart's two records
+/// come a second or so apart (the kill, then the process's own line), not
+/// several seconds every time, unless the clocks differ.
+pub fn clock_skews(h: &InstanceHistory) -> Vec<(u32, u32, Millis)> {
+    let mut by_pair: BTreeMap<(u32, u32), Vec<Millis>> = BTreeMap::new();
+    for &(a, b, d) in &h.seen_twice {
+        let (key, d) = if a < b { ((a, b), d) } else { ((b, a), -d) };
+        by_pair.entry(key).or_default().push(d);
+    }
+    by_pair
+        .into_iter()
+        .filter_map(|((a, b), mut ds)| {
+            ds.sort_unstable();
+            let same_way =
+                ds.iter().all(|d| *d >= SKEW_MIN_MS) || ds.iter().all(|d| *d <= -SKEW_MIN_MS);
+            let median = *ds.get(ds.len() / 2)?;
+            (ds.len() >= SKEW_MIN_SEEN && same_way).then_some((a, b, median))
+        })
+        .collect()
 }
 
 /// How soon before an instance went down a failed health check of its own
@@ -334,7 +408,9 @@ fn killed_for_the_check(h: &mut InstanceHistory, agg: &Aggregates, ids: &Identit
         let checked = p
             .runs
             .iter()
-            .any(|(from, to, _)| *from <= r.down && r.down - to <= CHECK_KILL_MS);
+            // Its records may be stamped by another clock (the journal's
+            // check, the app's own shutdown line): a few seconds either way.
+            .any(|(from, to, _)| *from <= r.down + SEEN_TWICE_MS && r.down - to <= CHECK_KILL_MS);
         if checked {
             r.cause = Some(
                 if watchdog.contains(&r.instance) {
@@ -459,6 +535,45 @@ mod tests {
             source: Origin::default(),
             cause: cause.map(str::to_string),
         }
+    }
+
+    /// The app's log 5 s ahead of the journal: one watchdog kill reads as
+    /// a restart in each. Two restarts 5 s apart in one input are two.
+    #[test]
+    fn one_restart_two_inputs_saw_with_skewed_clocks_is_one() {
+        let seen = |down: Millis, up: Millis, input: u32, cause: Option<&str>| Restart {
+            up: Some(up),
+            source: Origin { input, line: 1 },
+            ..restart("vm-15", down, cause)
+        };
+        let mut h = InstanceHistory {
+            restarts: vec![
+                seen(27_000, 28_000, 0, None),
+                seen(32_000, 33_000, 1, Some(CRASHED)),
+                seen(600_000, 601_000, 1, None),
+                seen(605_000, 606_000, 1, None),
+            ],
+            ..InstanceHistory::default()
+        };
+        merge_seen_twice(&mut h);
+        assert_eq!(h.seen_twice, [(0, 1, 5_000)]);
+        // One shared restart is not enough to call the clocks apart; two are.
+        assert!(clock_skews(&h).is_empty());
+        h.seen_twice.push((1, 0, -4_000));
+        assert_eq!(clock_skews(&h), [(0, 1, 5_000)]);
+        let got: Vec<(Millis, Option<Millis>, Option<&str>)> = h
+            .restarts
+            .iter()
+            .map(|r| (r.down, r.up, r.cause.as_deref()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (27_000, Some(33_000), Some(CRASHED)),
+                (600_000, Some(601_000), None),
+                (605_000, Some(606_000), None)
+            ]
+        );
     }
 
     #[test]

@@ -210,6 +210,16 @@ pub fn correlate(agg: &Aggregates, opts: &CorrelateOptions) -> Result<Analysis, 
     a.ids = identity::build(agg, span, &opts.identity_labels);
     a.pool = pool::pool_state(agg, span, &a.ids);
     a.history = instances::history(agg, &a.ids);
+    for (x, y, d) in instances::clock_skews(&a.history) {
+        let (behind, ahead, d) = if d > 0 { (x, y, d) } else { (y, x, -d) };
+        a.warnings.push(format!(
+            "the clocks of {} and {} differ: restarts both recorded are stamped about {} s later in {}; events of the two may be out of order by that much",
+            a.input_name(behind),
+            a.input_name(ahead),
+            (d + 500) / 1000,
+            a.input_name(ahead),
+        ));
+    }
     let health = health_by_instance(agg, span, &a.ids);
 
     // Candidate surgers: the busiest tenants over the whole span.

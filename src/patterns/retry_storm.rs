@@ -111,76 +111,85 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
         .filter(|s| *s >= inc.onset && *s < inc.recovered)
         .min()
         .or(a.errors_start.map(|e| e.0));
-    // The client that re-sent the most: named when it carries most of the
-    // retries, and judged on its own share when that is higher.
-    let mut top: Option<Case> = None;
+    // Every client examined, the busiest in the incident first.
+    let mut cases: Vec<Case> = Vec::new();
     for dim in [Dim::Tenant, Dim::Integration] {
         let Ok(mut stats) = cx.agg.dim_stats(dim, window, baseline) else {
             continue;
         };
-        stats.retain(|s| !s.value.is_empty() && !PEOPLE.contains(&s.value.as_str()));
+        // People, not programs: an integration named for them, or a tenant
+        // whose requests come mostly from them (reloading a page someone
+        // opened before is not a retry policy).
+        stats.retain(|s| {
+            let person = PEOPLE.contains(&s.value.as_str())
+                || (dim == Dim::Tenant
+                    && cx
+                        .agg
+                        .main_integration(&s.value)
+                        .is_some_and(|i| PEOPLE.contains(&i.as_str())));
+            !s.value.is_empty() && !person
+        });
         stats.sort_by(|x, y| {
             y.window_requests
                 .cmp(&x.window_requests)
                 .then(x.value.cmp(&y.value))
         });
         for s in stats.iter().take(CANDIDATES) {
-            let c = client_case(cx, dim, s, window, fail);
-            if top
-                .as_ref()
-                .is_none_or(|t| c.retried.requests > t.retried.requests)
-            {
-                top = Some(c);
-            }
+            cases.push(client_case(cx, dim, s, window, fail));
         }
     }
     // Counted on the paths kept, before scaling: a few sampled paths scaled
     // up are not twenty retries seen.
     let sample = cx.agg.path_sample_rate().max(1);
-    let top = top.filter(|t| {
+    let enough = |t: &Case| {
         t.retried.requests >= CLIENT_MIN_RETRIED
             && t.retried.requests / sample >= CLIENT_MIN_RETRIED / 2
-    });
-    // Named only when it stands out: most of the retries, and its own rate
-    // rose well beyond everyone else's. When every client sends about
-    // 2.7x its baseline (retries all round), the busiest of them is no
-    // more the cause than the rest, and naming it blames a customer.
+    };
+    // Named only when it stands out from everyone else: its rate rose well
+    // beyond theirs, or it re-sent a far larger part of what it sent than
+    // they did (a retry policy of its own). When every client sends about
+    // 2.7x its baseline and re-sends alike (retries all round), the
+    // busiest of them is no more the cause than the rest, and naming it
+    // blames a customer.
     let rate_ratio = |sent: u64, base: u64| {
         (sent as f64 / window.secs().max(1.0)) / ((base as f64 + 1.0) / baseline.secs().max(1.0))
     };
-    let stands_out = |t: &Case| {
-        let own = rate_ratio(t.sent, t.baseline_sent);
-        let rest = rate_ratio(
-            all.sent.saturating_sub(t.sent),
-            all.baseline_sent.saturating_sub(t.baseline_sent),
-        );
-        own >= STANDS_OUT * rest
-    };
-    // Who carries most of the retries dates them, named or not: the rest
-    // are the retries every client makes on a bad minute.
-    let dated_by = top
-        .as_ref()
-        .filter(|t| t.retried.requests * 2 >= all.retried.requests && t.resent_from.is_none())
-        .and_then(|t| t.retried.began);
-    let top = top.filter(|t| stands_out(t));
-    let judged = match &top {
-        Some(t) if t.share() > all.share() => t,
-        _ => &all,
-    };
-    let named = top
-        .as_ref()
-        .filter(|t| t.retried.requests * 2 >= all.retried.requests);
-    let rate_in = judged.sent as f64 / window.secs().max(1.0);
-    let rate_base = judged.baseline_sent as f64 / baseline.secs().max(1.0);
-    let expected = rate_base * window.secs();
     // Above its own rate: the retries were added load, not its usual
     // traffic failing (margin so that noise does not count). Added load
     // that retries made is most of what was re-sent: a client that sends
     // what it always sends, some of it for paths it asked for before (a
     // poller), is not storming however many paths repeat.
-    let added = judged.sent as f64 - expected;
-    let above = added > 3.0 * expected.sqrt() + 3.0
-        && added >= ADDED_OF_RESENT * judged.retried.requests as f64;
+    let adds = |t: &Case| {
+        let expected = t.baseline_sent as f64 / baseline.secs().max(1.0) * window.secs();
+        let added = t.sent as f64 - expected;
+        added > 3.0 * expected.sqrt() + 3.0 && added >= ADDED_OF_RESENT * t.retried.requests as f64
+    };
+    let stands_out = |t: &Case| {
+        let own = rate_ratio(t.sent, t.baseline_sent);
+        let rest_sent = all.sent.saturating_sub(t.sent);
+        let rest = rate_ratio(rest_sent, all.baseline_sent.saturating_sub(t.baseline_sent));
+        let rest_share = all.retried.requests.saturating_sub(t.retried.requests) as f64
+            / rest_sent.max(1) as f64;
+        own >= STANDS_OUT * rest || (t.share() >= STANDS_OUT * rest_share && adds(t))
+    };
+    // Who carries most of the retries dates them, named or not: the rest
+    // are the retries every client makes on a bad minute.
+    let dated_by = most(cases.iter().filter(|t| enough(t)))
+        .filter(|t| t.retried.requests * 2 >= all.retried.requests && t.resent_from.is_none())
+        .and_then(|t| t.retried.began);
+    let top = most(cases.iter().filter(|t| enough(t) && stands_out(t)));
+    let judged = match top {
+        Some(t) if t.share() > all.share() => t,
+        _ => &all,
+    };
+    // Named when it carries most of the retries, or re-sent most of what
+    // it sent itself (its own policy, beside the scattered retries of a
+    // busy service's many clients).
+    let named =
+        top.filter(|t| t.retried.requests * 2 >= all.retried.requests || t.share() >= SHARE_STORM);
+    let rate_in = judged.sent as f64 / window.secs().max(1.0);
+    let rate_base = judged.baseline_sent as f64 / baseline.secs().max(1.0);
+    let above = adds(judged);
     let share = judged.share();
     let c = 0.1
         + 0.6 * ((share - SHARE_ORDINARY) / (SHARE_STORM - SHARE_ORDINARY)).clamp(0.0, 1.0)
@@ -197,6 +206,15 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
         rate_in,
         rate_base,
     ));
+}
+
+/// The case with the most re-sent requests, the first of equals (the
+/// busier client: cases come busiest first).
+fn most<'c>(cases: impl Iterator<Item = &'c Case>) -> Option<&'c Case> {
+    cases.fold(None, |best: Option<&Case>, c| match best {
+        Some(b) if c.retried.requests <= b.retried.requests => Some(b),
+        _ => Some(c),
+    })
 }
 
 fn client_case(cx: &Context<'_>, dim: Dim, s: &DimStats, window: Span, fail: Option<i64>) -> Case {
