@@ -133,11 +133,23 @@ impl Request<'_> {
         }
     }
 
-    /// Server-side failure: 5xx, or a 408 the server timed out on.
+    /// A failure the user saw: a 5xx, a 408 the server timed out on, or a
+    /// 499 whose client waited [`GAVE_UP_MS`] or more and gave up (its
+    /// timeout: in a queue, as many requests end so as in a 5xx). A 499
+    /// within a second is someone leaving the page, which happens on any
+    /// day; one without a duration is counted.
     pub fn failed(&self) -> bool {
-        matches!(self.status, Some(s) if s >= 500 || s == 408)
+        match self.status {
+            Some(499) => self.duration_ms.is_none_or(|d| d >= GAVE_UP_MS),
+            Some(s) => s >= 500 || s == 408,
+            None => false,
+        }
     }
 }
+
+/// How long a client must have waited before closing for its 499 to be a
+/// failure (see [`Request::failed`]).
+pub const GAVE_UP_MS: f64 = 1000.0;
 
 /// Severity of a log record, normalised across loggers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize)]
@@ -338,5 +350,27 @@ impl EventSink for Vec<Event<'static>> {
     }
     fn join(&mut self, other: Self) {
         self.extend(other);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A client that waited and gave up saw the request fail; one that left
+    /// within a second did not wait for it.
+    #[test]
+    fn a_499_is_a_failure_when_the_client_waited() {
+        let r = |status, duration_ms| Request {
+            status: Some(status),
+            duration_ms,
+            ..Request::default()
+        };
+        assert!(r(499, Some(30_000.0)).failed());
+        assert!(r(499, None).failed());
+        assert!(!r(499, Some(120.0)).failed());
+        assert!(r(503, Some(1.0)).failed());
+        assert!(r(408, None).failed());
+        assert!(!r(404, Some(5_000.0)).failed());
     }
 }

@@ -313,6 +313,21 @@ fn finish(
 /// reads as down-up in one and down-up again in the other.
 const SEEN_TWICE_MS: Millis = 10_000;
 
+/// Which of two records' causes of one restart to keep: a stated death
+/// (killed for its probe, out of memory) over the bare "exited abnormally"
+/// a log line gives, over none, over an orchestrator's word that it
+/// stopped a task. That last says what it did, not why; kept, it would make
+/// the restart a planned one that the other record (the app's own
+/// shutdown, with no change near) shows was not.
+fn rank(cause: Option<&str>) -> u8 {
+    match cause {
+        Some(c) if c == CRASHED => 2,
+        Some(c) if died_of(c) => 3,
+        Some(_) => 0,
+        None => 1,
+    }
+}
+
 /// Restarts of one instance that [`SEEN_TWICE_MS`] and two inputs make one.
 fn merge_seen_twice(h: &mut InstanceHistory) {
     let mut by_instance: BTreeMap<String, Vec<Restart>> = BTreeMap::new();
@@ -334,7 +349,7 @@ fn merge_seen_twice(h: &mut InstanceHistory) {
                         (Some(a), Some(b)) => Some(a.max(b)),
                         (a, b) => a.or(b),
                     };
-                    if k.cause.as_deref().is_none_or(|c| c == CRASHED) && r.cause.is_some() {
+                    if rank(r.cause.as_deref()) > rank(k.cause.as_deref()) {
                         k.cause = r.cause;
                     }
                     // Merged once: a third is a restart of its own.

@@ -503,6 +503,13 @@ fn joined(
 const AFFECTED_MIN_FAILED: u64 = 3;
 const AFFECTED_MIN_SHARE: f64 = 0.01;
 
+/// An instance's requests queued, not just slower: a mean of seconds, at
+/// ten times its own usual. A route made slower (a slow dependency behind
+/// a flag) raises every instance's mean a few times over, and no instance
+/// was what failed; requests waiting in a queue for a pool take seconds.
+const QUEUED_MS: f64 = 5000.0;
+const QUEUED_RATIO: f64 = 10.0;
+
 /// The instances the incident touched (see [`Analysis::instances_affected`]).
 fn affected(
     agg: &Aggregates,
@@ -531,7 +538,17 @@ fn affected(
             && usual > 0.0
             && mean >= 1000.0
             && mean >= 5.0 * usual;
-        if failing || slow {
+        // Slow against its own past: when every instance queues alike (a
+        // pool or a worker pool exhausted fleet-wide) none is slower than
+        // its peers, yet each kept its users waiting seconds where they
+        // usually wait milliseconds.
+        let usual_own = s.baseline_busy_ms / s.baseline_requests.max(1) as f64;
+        let slow_for_itself = s.window_requests >= 20
+            && s.baseline_requests >= 20
+            && usual_own > 0.0
+            && mean >= QUEUED_MS
+            && mean >= QUEUED_RATIO * usual_own;
+        if failing || slow || slow_for_itself {
             out.insert(a.ids.canonical(&s.value));
         }
     }

@@ -21,6 +21,12 @@ const ACTIONS: &[&str] = &[
     "Right-size the service: more CPU/memory per instance and a lower scale-out threshold, so it runs with headroom",
     "Alert on leading indicators: restarts, unavailable instances, and scaling at its maximum",
 ];
+/// When a failing health check did the killing: the instances were not
+/// short of CPU or memory, they were killed for being busy.
+const CHECK_ACTIONS: &[&str] = &[
+    "A restart back-off and budget, so instances killed for failing a check do not restart straight into the same backlog and get killed again",
+    "Alert on leading indicators: restarts and failing health checks",
+];
 
 /// Restarts of one instance in the window and the ten minutes before it
 /// that make a loop; two make one when both fell in the incident.
@@ -81,6 +87,19 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
     if looping.is_empty() {
         return;
     }
+    // How many of the looping instances' deaths a failing check caused.
+    let (counted, by_check) = a
+        .history
+        .restarts
+        .iter()
+        .filter(|r| r.down >= w0 && r.down < w1 && looping.iter().any(|(i, _)| *i == r.instance))
+        .fold((0usize, 0usize), |(n, k), r| {
+            let check = r
+                .cause
+                .as_deref()
+                .is_some_and(|c| c.contains("health check") || c.contains("probe"));
+            (n + 1, k + usize::from(check))
+        });
     let mut evidence = Vec::new();
     let mut shrinking = 0;
     for (inst, downs) in &looping {
@@ -162,6 +181,10 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
         },
         evidence,
         timeline: Vec::new(),
-        actions: ACTIONS,
+        actions: if by_check * 2 > counted {
+            CHECK_ACTIONS
+        } else {
+            ACTIONS
+        },
     });
 }

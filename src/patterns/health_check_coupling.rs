@@ -22,6 +22,11 @@ const ACTIONS: &[&str] = &[
     "Liveness checks that do not touch the database or other shared dependencies (keep those in readiness)",
     "Longer liveness thresholds than the pool's acquire timeout, so slowness is not mistaken for death",
 ];
+/// Where a systemd watchdog did the killing: its keep-alive is the check.
+const WATCHDOG_ACTIONS: &[&str] = &[
+    "A watchdog keep-alive sent from a thread that waits on neither the database nor the request load, so a slow database makes servers slow, not dead",
+    "A watchdog timeout (WatchdogSec) longer than the pool's acquire timeout, so slowness is not mistaken for death",
+];
 
 pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
     let a = cx.analysis;
@@ -160,6 +165,13 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
         },
         evidence,
         timeline: Vec::new(),
-        actions: ACTIONS,
+        actions: if killed_by_probe
+            .iter()
+            .any(|r| r.cause.as_deref().is_some_and(|c| c.contains("watchdog")))
+        {
+            WATCHDOG_ACTIONS
+        } else {
+            ACTIONS
+        },
     });
 }

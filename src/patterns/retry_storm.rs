@@ -170,23 +170,28 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
         let rest = rate_ratio(rest_sent, all.baseline_sent.saturating_sub(t.baseline_sent));
         let rest_share = all.retried.requests.saturating_sub(t.retried.requests) as f64
             / rest_sent.max(1) as f64;
-        own >= STANDS_OUT * rest || (t.share() >= STANDS_OUT * rest_share && adds(t))
+        // The share counts only re-sent failures: paths a client asked for
+        // before (a poller, an export) repeat without any retry policy.
+        own >= STANDS_OUT * rest
+            || (t.resent_from.is_none() && t.share() >= STANDS_OUT * rest_share && adds(t))
     };
     // Who carries most of the retries dates them, named or not: the rest
     // are the retries every client makes on a bad minute.
     let dated_by = most(cases.iter().filter(|t| enough(t)))
         .filter(|t| t.retried.requests * 2 >= all.retried.requests && t.resent_from.is_none())
         .and_then(|t| t.retried.began);
-    let top = most(cases.iter().filter(|t| enough(t) && stands_out(t)));
+    // The client that re-sent the most, if it stands out: never a lesser
+    // one that does, which would point at a customer that re-sent a few
+    // of its own requests beside the storm.
+    let top = most(cases.iter().filter(|t| enough(t))).filter(|t| stands_out(t));
     let judged = match top {
         Some(t) if t.share() > all.share() => t,
         _ => &all,
     };
-    // Named when it carries most of the retries, or re-sent most of what
-    // it sent itself (its own policy, beside the scattered retries of a
-    // busy service's many clients).
-    let named =
-        top.filter(|t| t.retried.requests * 2 >= all.retried.requests || t.share() >= SHARE_STORM);
+    // Named only when it carries most of the retries: a small client that
+    // re-sent most of its own few requests is one retrier among many, and
+    // naming it for the storm points the follow-up at the wrong customer.
+    let named = top.filter(|t| t.retried.requests * 2 >= all.retried.requests);
     let rate_in = judged.sent as f64 / window.secs().max(1.0);
     let rate_base = judged.baseline_sent as f64 / baseline.secs().max(1.0);
     let above = adds(judged);

@@ -31,7 +31,7 @@ const LIVENESS_ACTIONS: &[&str] = &[
     "Connection draining and fail-fast timeouts, so a restart sheds load instead of dropping it",
 ];
 const WATCHDOG_ACTIONS: &[&str] = &[
-    "Staggered restarts: a watchdog timeout (WatchdogSec) longer than a fleet-wide slow spell, with the keep-alive sent from a thread the request load cannot starve, so no more than a fraction of instances restart at once",
+    "Staggered restarts: a watchdog timeout (WatchdogSec) longer than a fleet-wide slow spell, so no more than a fraction of instances restart at once",
     "Connection draining and fail-fast timeouts, so a restart sheds load instead of dropping it",
 ];
 const ACTIONS: &[&str] = &[

@@ -9,7 +9,7 @@ use chrono::{DateTime, SecondsFormat};
 use serde::Serialize;
 use std::collections::BTreeSet;
 
-use crate::aggregate::Aggregates;
+use crate::aggregate::{Aggregates, Span};
 use crate::correlate::timeline::sort;
 use crate::correlate::{Analysis, TimelineEntry, TimelineKind};
 use crate::event::Millis;
@@ -238,6 +238,10 @@ pub struct Extra {
     /// reach far wider (a start-up line weeks before the export): the span
     /// a reader recognises as the export's.
     pub requests_span: Option<SpanJson>,
+    /// Mean duration (ms) of the timed requests in the incident window and
+    /// in the baseline, when both have some: a slowdown that failed nothing
+    /// is told by it.
+    pub latency_ms: Option<(f64, f64)>,
 }
 
 /// The blamed client's figures in the incident window and its baseline,
@@ -548,6 +552,7 @@ pub fn build(
             templates: Default::default(),
             culprit: culprit_figures(a),
             requests_span: requests_span(a),
+            latency_ms: inc.and(latency_ms(a)),
             instances_joined: if inc.is_some() {
                 a.instances_joined.iter().cloned().collect()
             } else {
@@ -555,6 +560,25 @@ pub fn build(
             },
         },
     }
+}
+
+/// Timed requests below this many in either span give no mean worth saying.
+const LATENCY_MIN_TIMED: u64 = 20;
+
+/// See [`Extra::latency_ms`].
+fn latency_ms(a: &Analysis) -> Option<(f64, f64)> {
+    let (span, window, baseline) = (a.span?, a.window()?, a.baseline?);
+    let mean = |w: Span| {
+        let (mut busy, mut timed) = (0.0, 0u64);
+        for c in (w.start.max(span.start)..w.end.min(span.end))
+            .filter_map(|s| a.totals.get((s - span.start) as usize))
+        {
+            busy += c.busy_ms();
+            timed += u64::from(c.timed);
+        }
+        (timed >= LATENCY_MIN_TIMED).then(|| busy / timed as f64)
+    };
+    Some((mean(window)?, mean(baseline)?))
 }
 
 /// The seconds with requests, first to last (see [`Extra::requests_span`]).

@@ -81,6 +81,30 @@ const CATALOGUE: &[(&str, &str, Horizon, &str)] = &[
         "a slow database then makes servers slow, not dead",
     ),
     (
+        "A watchdog keep-alive sent from a thread",
+        "liveness",
+        Horizon::Quarter,
+        "a slow database then makes servers slow, not dead",
+    ),
+    (
+        "A watchdog timeout (WatchdogSec) longer than the pool's",
+        "liveness-threshold",
+        Horizon::Now,
+        "the watchdog then outlasts the pool's wait instead of killing servers that are only slow",
+    ),
+    (
+        "A restart back-off and budget",
+        "backoff",
+        Horizon::Quarter,
+        "instances killed for being busy then come back one at a time, not into the backlog together",
+    ),
+    (
+        "Staggered restarts and a restart budget",
+        "stagger",
+        Horizon::Quarter,
+        "a restart then takes out a fraction of the capacity, never all of it",
+    ),
+    (
         "Longer liveness thresholds",
         "liveness-threshold",
         Horizon::Now,

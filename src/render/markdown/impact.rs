@@ -84,6 +84,12 @@ pub(crate) fn section(out: &mut String, d: &Draft<'_>) {
             );
         }
     }
+    if let Some(slow) = super::summary::slowdown(r) {
+        let _ = writeln!(
+            out,
+            "- **Latency:** {slow} (every timed request in the window against the baseline's)."
+        );
+    }
     if r.extra.has_requests && r.attribution.dimension == "tenant" {
         let active = r.extra.tenants_active;
         let spared = active.saturating_sub(imp.tenants_affected);

@@ -70,6 +70,31 @@ pub(crate) fn growth(d: &Draft<'_>) -> String {
     s
 }
 
+/// How many times its baseline mean the window's mean duration must be to
+/// be told as a slowdown.
+const SLOWDOWN: f64 = 3.0;
+
+/// "requests took 12.9 s on average against 92 ms before", when they did.
+pub(crate) fn slowdown(r: &crate::report::Report) -> Option<String> {
+    let (now, before) = r.extra.latency_ms?;
+    (before > 0.0 && now >= SLOWDOWN * before).then(|| {
+        format!(
+            "requests took {} on average against {} before",
+            millis(now),
+            millis(before)
+        )
+    })
+}
+
+/// A duration in ms as a reader says it: "92 ms", "12.9 s".
+fn millis(ms: f64) -> String {
+    if ms < 1000.0 {
+        format!("{ms:.0} ms")
+    } else {
+        format!("{:.1} s", ms / 1000.0)
+    }
+}
+
 pub(crate) fn section(out: &mut String, d: &Draft<'_>) {
     let _ = writeln!(out, "## Summary\n");
     let r = d.r;
@@ -105,7 +130,27 @@ pub(crate) fn section(out: &mut String, d: &Draft<'_>) {
     let mut s = format!("On {window} the service was degraded for {dur}");
     // Everyone else's rate: the culprit's own failures are its doing, not
     // what the other customers saw.
+    let slow = slowdown(r);
     match d.culprit {
+        // Nothing failed: the slowdown was the impact.
+        Some(c) if c.others_requests > 0 && c.others_failed == 0 && slow.is_some() => {
+            let _ = write!(
+                s,
+                ": no request from other customers failed, but {}",
+                slow.as_deref().unwrap_or_default()
+            );
+        }
+        _ if d.culprit.is_none()
+            && r.extra.has_requests
+            && imp.requests_failed == 0
+            && slow.is_some() =>
+        {
+            let _ = write!(
+                s,
+                ": no request failed, but {}",
+                slow.as_deref().unwrap_or_default()
+            );
+        }
         Some(c) if c.others_requests > 0 => {
             // "about 1 in 5 requests", or "84% of requests" where a share is
             // too large for "1 in N".

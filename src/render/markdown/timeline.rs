@@ -107,11 +107,23 @@ fn rows(d: &Draft<'_>) -> Vec<Row> {
         } else {
             text
         };
+        // A flag flipped or a fleet scaled before the incident began is a
+        // change that may have caused it, not a response to it (a review
+        // read the flag that caused the incident labelled as a fix).
+        let before_onset =
+            d.r.incident
+                .onset
+                .as_deref()
+                .and_then(|o| super::secs_between(o, &e.ts))
+                .is_none_or(|s| s <= 0);
         let text = match e.kind {
-            TimelineKind::Rollback | TimelineKind::ScaleOut | TimelineKind::FlagChange => {
+            TimelineKind::Rollback => format!("**Responder action:** {text}"),
+            TimelineKind::ScaleOut | TimelineKind::FlagChange if !before_onset => {
                 format!("**Responder action:** {text}")
             }
-            TimelineKind::Deploy => format!("**Change:** {text}"),
+            TimelineKind::Deploy | TimelineKind::ScaleOut | TimelineKind::FlagChange => {
+                format!("**Change:** {text}")
+            }
             _ => text,
         };
         out.push(Row {
@@ -236,5 +248,14 @@ mod tests {
             sources: vec!["events.json:35".to_string()],
         });
         assert!(table(&r).contains("**Responder action:** `api` scaled out to 5 instances"));
+        // The flag flipped before the onset set it off: a change, not a fix.
+        r.timeline.push(TimelineJson {
+            ts: "2026-10-01T07:50:00Z".to_string(),
+            kind: TimelineKind::FlagChange,
+            text: "flag `search-v2`: turned on".to_string(),
+            sources: vec!["audit.json:3".to_string()],
+        });
+        let t = table(&r);
+        assert!(t.contains("**Change:** flag `search-v2`: turned on"), "{t}");
     }
 }
