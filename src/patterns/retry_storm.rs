@@ -273,9 +273,13 @@ fn finding(
         Some(f) => resumed(cx, named, f, window.end),
         // The second the first retried failure reached its client: a retry
         // sent at once falls in that same second.
+        // Not before requests start failing: a stray timeout re-sent in
+        // the ramp is not yet the storm, and a storm of retries cannot
+        // come before the failures it retries.
         None => dated_by
             .or(all.retried.began)
-            .map_or(window.start, |f| f.max(window.start)),
+            .map_or(window.start, |f| f.max(window.start))
+            .max(a.errors_start.map_or(window.start, |e| e.0)),
     };
     let origin = a
         .totals

@@ -288,6 +288,23 @@ fn items(d: &Draft<'_>) -> Vec<Item> {
         f.pattern == "red_herring_deploy" && f.confidence >= crate::patterns::SUPPORTED
     }));
     let mut chosen: Vec<Item> = Vec::new();
+    // Demand outgrew the service with no trigger: capacity is the direct
+    // fix, and a pool's "find what held the connections" would send the
+    // reader hunting for a leak that every client's ordinary work explains.
+    let outgrown = d.r.attribution.organic
+        && d.r.attribution.grew
+        && !d
+            .findings
+            .iter()
+            .any(|f| d.role(f) == super::cascade::Role::Trigger);
+    if outgrown {
+        chosen.push(Item {
+            topic: "capacity".to_string(),
+            horizon: Horizon::Now,
+            text: "Capacity for the demand: scale out on the leading indicators (pool usage, request rate) before the pool saturates, with a floor of instances that covers the peak".to_string(),
+            why: "demand grew across many customers beyond what the fleet could serve".to_string(),
+        });
+    }
     let deepest = sources.iter().map(|f| f.actions.len()).max().unwrap_or(0);
     let found_alert = sources
         .iter()
@@ -298,7 +315,10 @@ fn items(d: &Draft<'_>) -> Vec<Item> {
         for f in &sources {
             let Some(a) = f.actions.get(k) else { continue };
             let mut it = item(a, f);
-            if it.topic == "alert" || chosen.iter().any(|c| c.topic == it.topic) {
+            if it.topic == "alert"
+                || (outgrown && it.topic == "find-holder")
+                || chosen.iter().any(|c| c.topic == it.topic)
+            {
                 continue;
             }
             // The direct fix of what set it off comes first, now.
@@ -401,6 +421,32 @@ mod tests {
             1,
             "{out}"
         );
+    }
+
+    /// No customer caused it: capacity comes first, and the pool's
+    /// leak-hunting advice is left out.
+    #[test]
+    fn outgrown_capacity_leads_and_no_leak_hunt() {
+        let mut r = bulk();
+        r.findings
+            .retain(|f| f.pattern != "tenant_surge" && f.pattern != "retry_storm");
+        for f in r
+            .findings
+            .iter_mut()
+            .filter(|f| f.pattern == "pool_exhaustion")
+        {
+            f.actions.insert(
+                0,
+                "Find what held the connections: turn on the pool's leak detection".to_string(),
+            );
+        }
+        r.extra.culprit = None;
+        r.attribution.organic = true;
+        r.attribution.grew = true;
+        let d = Draft::new(&r);
+        let all = items(&d);
+        assert_eq!(all[0].topic, "capacity");
+        assert!(all.iter().all(|i| i.topic != "find-holder"));
     }
 
     #[test]
