@@ -29,6 +29,12 @@ const ACTIONS: &[&str] = &[
     "Shorter queueing and request timeouts, so long-running requests release their connections",
     "Isolate the slow endpoint or integration (its own pool or workers) and add telemetry on its duration",
 ];
+/// Where no request waited for a connection: the slow requests held
+/// workers (waiting on their own calls), not database connections.
+const WORKER_ACTIONS: &[&str] = &[
+    "Shorter timeouts on what the slow requests wait for (their calls to a dependency), so they fail fast instead of holding workers",
+    "Isolate the slow endpoint or integration (its own pool or workers) and add telemetry on its duration",
+];
 
 /// Busy-time share over request share that counts as hogging: its requests
 /// hold the servers at least twice as long as the average request.
@@ -203,7 +209,7 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
         subject: hog.subject.clone(),
         evidence,
         timeline: Vec::new(),
-        actions: ACTIONS,
+        actions: if by_busy { WORKER_ACTIONS } else { ACTIONS },
     });
 }
 

@@ -165,6 +165,12 @@ const CATALOGUE: &[(&str, &str, Horizon, &str)] = &[
         "long requests then release their connections",
     ),
     (
+        "Shorter timeouts on what the slow requests wait for",
+        "timeouts",
+        Horizon::Now,
+        "slow calls then fail fast and free their workers for everyone else",
+    ),
+    (
         "Stricter timeouts and fail-fast",
         "timeouts",
         Horizon::Now,

@@ -39,9 +39,15 @@ fn question(d: &Draft<'_>, f: &FindingJson) -> Option<String> {
             "Why could {} send at this rate: is there no per-account limit, and did its owner plan this job?",
             who(d, f)
         ),
+        // Where no request waited for a connection they held workers.
         "slow_request_hogging" => format!(
-            "What made the requests of {} slow, and why did no timeout release their connections sooner?",
-            who(d, f)
+            "What made the requests of {} slow, and why did no timeout release their {} sooner?",
+            who(d, f),
+            if f.evidence.iter().any(|e| e.text.contains("no request waiting")) {
+                "workers"
+            } else {
+                "connections"
+            }
         ),
         "deploy_regression" => {
             "What in the change caused it, and why did testing and the rollout not catch it?".to_string()
@@ -146,5 +152,21 @@ mod tests {
             "{out}"
         );
         assert!(!out.contains("stuck instances"), "{out}");
+    }
+
+    /// Slow requests that held workers, not connections, are asked about
+    /// as what they held.
+    #[test]
+    fn slow_requests_are_asked_about_what_they_held() {
+        let r = bulk();
+        let d = Draft::new(&r);
+        let mut f =
+            crate::render::markdown::fixture::finding("slow_request_hogging", 0.8, "07:57:00");
+        f.subject.endpoint = Some("/api/tickets".to_string());
+        let q = question(&d, &f).unwrap_or_default();
+        assert!(q.ends_with("release their connections sooner?"), "{q}");
+        f.evidence[0].text = "`/api/tickets`: 97% of the servers' busy time in the window (the sum of request durations; the pool metrics show no request waiting for a connection)".to_string();
+        let q = question(&d, &f).unwrap_or_default();
+        assert!(q.ends_with("release their workers sooner?"), "{q}");
     }
 }
