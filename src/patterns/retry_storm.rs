@@ -65,6 +65,9 @@ struct Case {
     retried: crate::aggregate::paths::Retried,
     /// Its re-sent work was counted from this failure point on.
     resent_from: Option<i64>,
+    /// Requests it sent again after they failed (without the work it
+    /// asked for again after the failure point): what ranks the retriers.
+    after_failure: u64,
     sent: u64,
     baseline_sent: u64,
 }
@@ -90,9 +93,11 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
             .map(|c| u64::from(c.requests))
             .sum()
     };
+    let retried_all = cx.agg.retried(None, window);
     let all = Case {
         who: None,
-        retried: cx.agg.retried(None, window),
+        after_failure: retried_all.requests,
+        retried: retried_all,
         resent_from: None,
         sent: sum(window),
         baseline_sent: sum(baseline),
@@ -213,17 +218,20 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
     ));
 }
 
-/// The case with the most re-sent requests, the first of equals (the
-/// busier client: cases come busiest first).
+/// The case with the most requests re-sent after they failed, the first of
+/// equals (the busier client: cases come busiest first). Paths a client
+/// asked for again after the failure point do not rank it: every tenant
+/// of a service with few distinct pages asks for the same ones again.
 fn most<'c>(cases: impl Iterator<Item = &'c Case>) -> Option<&'c Case> {
     cases.fold(None, |best: Option<&Case>, c| match best {
-        Some(b) if c.retried.requests <= b.retried.requests => Some(b),
+        Some(b) if c.after_failure <= b.after_failure => Some(b),
         _ => Some(c),
     })
 }
 
 fn client_case(cx: &Context<'_>, dim: Dim, s: &DimStats, window: Span, fail: Option<i64>) -> Case {
     let mut retried = cx.agg.retried(Some((dim, &s.value)), window);
+    let after_failure = retried.requests;
     let mut resent_from = None;
     if let (Dim::Tenant, Some(f)) = (dim, fail) {
         let (_, resent) = cx.agg.resent_paths(&s.value, Span::new(f, window.end));
@@ -236,6 +244,7 @@ fn client_case(cx: &Context<'_>, dim: Dim, s: &DimStats, window: Span, fail: Opt
         who: Some((dim, s.value.clone())),
         retried,
         resent_from,
+        after_failure,
         sent: s.window_requests,
         baseline_sent: s.baseline_requests,
     }
