@@ -400,6 +400,17 @@ const CHECK_KILL_MS: Millis = 60_000;
 pub const KILLED_FOR_CHECK: &str = "killed for failing its health check";
 pub const KILLED_BY_WATCHDOG: &str = "killed by its watchdog for failing its health check";
 
+/// Whether a restart's stated cause says a failing health check killed it:
+/// a kubelet's probe, or one of [`killed_for_the_check`]'s causes.
+pub fn killed_by_check(cause: &str) -> bool {
+    cause.contains("probe") || cause.contains("health check")
+}
+
+/// Whether a restart's stated cause names a watchdog (systemd's).
+pub fn killed_by_watchdog(cause: &str) -> bool {
+    cause.to_ascii_lowercase().contains("watchdog")
+}
+
 /// Restarts with no stated cause, or only "exited abnormally" (the abort a
 /// watchdog sends looks like a crash), that came within [`CHECK_KILL_MS`]
 /// after the instance's health check failed were the check's kills.

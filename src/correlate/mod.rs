@@ -25,7 +25,7 @@ pub mod timeline;
 mod versions;
 
 pub use attribution::{Attribution, AttributionRow};
-pub use instances::{InstanceHistory, ProbeFailures, Restart};
+pub use instances::{killed_by_check, killed_by_watchdog, InstanceHistory, ProbeFailures, Restart};
 pub use onset::{Incident, WINDOW};
 pub use pool::{PoolInstance, PoolState};
 pub use timeline::{TimelineEntry, TimelineKind};

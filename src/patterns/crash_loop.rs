@@ -97,7 +97,7 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
             let check = r
                 .cause
                 .as_deref()
-                .is_some_and(|c| c.contains("health check") || c.contains("probe"));
+                .is_some_and(crate::correlate::killed_by_check);
             (n + 1, k + usize::from(check))
         });
     let mut evidence = Vec::new();

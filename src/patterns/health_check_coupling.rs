@@ -107,7 +107,7 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
                 && r.down < w1
                 && r.cause
                     .as_deref()
-                    .is_some_and(|c| c.contains("probe") || c.contains("health check"))
+                    .is_some_and(crate::correlate::killed_by_check)
         })
         .collect();
     if let Some(first_kill) = killed_by_probe.first() {
@@ -165,10 +165,11 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
         },
         evidence,
         timeline: Vec::new(),
-        actions: if killed_by_probe
-            .iter()
-            .any(|r| r.cause.as_deref().is_some_and(|c| c.contains("watchdog")))
-        {
+        actions: if killed_by_probe.iter().any(|r| {
+            r.cause
+                .as_deref()
+                .is_some_and(crate::correlate::killed_by_watchdog)
+        }) {
             WATCHDOG_ACTIONS
         } else {
             ACTIONS

@@ -47,7 +47,11 @@ fn actions(group: &[&Restart]) -> &'static [&'static str] {
             .filter_map(|r| r.cause.as_deref())
             .any(|c| c.to_ascii_lowercase().contains(w))
     };
-    if said("watchdog") {
+    let watchdog = group
+        .iter()
+        .filter_map(|r| r.cause.as_deref())
+        .any(crate::correlate::killed_by_watchdog);
+    if watchdog {
         WATCHDOG_ACTIONS
     } else if said("liveness") || said("probe") {
         LIVENESS_ACTIONS
