@@ -615,6 +615,31 @@ mod tests {
                 "Readiness probe failing",
                 Some(Signal::HealthCheckFailed),
             ),
+            (
+                "pgx acquire timeout",
+                "failed to acquire connection from pool: context deadline exceeded",
+                Some(Signal::PoolExhausted),
+            ),
+            (
+                "sqlx pool timeout",
+                "pool timed out while waiting for an open connection",
+                Some(Signal::PoolExhausted),
+            ),
+            (
+                "deadpool timeout",
+                "Timeout occurred while waiting for a slot to become available",
+                Some(Signal::PoolExhausted),
+            ),
+            (
+                "c3p0 checkout timeout",
+                "An attempt by a client to checkout a Connection has timed out.",
+                Some(Signal::PoolExhausted),
+            ),
+            (
+                "sequelize acquire timeout",
+                "SequelizeConnectionAcquireTimeoutError: Operation timeout",
+                Some(Signal::PoolExhausted),
+            ),
         ];
         for (name, message, want) in cases {
             assert_eq!(rules.signal_of(message), want, "{name}");

@@ -51,6 +51,11 @@ pub struct GenericSpec {
     pub level_keys: Vec<String>,
     pub message_keys: Vec<String>,
     pub instance_keys: Vec<String>,
+    /// Keys of a JSON object's error detail (an exception, a traceback),
+    /// read for what the record signals beside its message; never the whole
+    /// object, whose times and ids can look like a status code.
+    #[serde(default)]
+    pub detail_keys: Vec<String>,
     /// Regexes of lines that continue the record above them when nothing
     /// reads them on their own: stack frames, indented detail lines.
     pub continuations: Vec<String>,
@@ -66,6 +71,8 @@ pub struct ObjectFields {
     pub level: Option<String>,
     pub message: String,
     pub instance: Option<String>,
+    /// The values under the detail keys, joined by newlines (empty if none).
+    pub detail: String,
 }
 
 /// The compiled reader.
@@ -76,6 +83,7 @@ pub struct Generic {
     level_keys: Vec<String>,
     message_keys: Vec<String>,
     instance_keys: Vec<String>,
+    detail_keys: Vec<String>,
     continuations: RegexSet,
     strip: Option<Regex>,
     formats: Vec<String>,
@@ -102,6 +110,7 @@ impl Generic {
             level_keys: spec.level_keys.clone(),
             message_keys: spec.message_keys.clone(),
             instance_keys: spec.instance_keys.clone(),
+            detail_keys: spec.detail_keys.clone(),
             continuations,
             formats,
         })
@@ -167,6 +176,12 @@ impl Generic {
             level: pair(&self.level_keys).filter(|v| self.is_level(v) || v.parse::<u8>().is_ok()),
             message,
             instance: pair(&self.instance_keys).filter(|i| !i.is_empty()),
+            detail: pairs
+                .iter()
+                .filter(|(k, _)| self.detail_keys.iter().any(|d| d == k))
+                .map(|(_, v)| v.to_string())
+                .collect::<Vec<_>>()
+                .join("\n"),
         })
     }
 

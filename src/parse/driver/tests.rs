@@ -123,3 +123,41 @@ fn change_sources_give_deploys_rollbacks_and_flag_changes() {
         assert_eq!(got, want, "{name}");
     }
 }
+
+/// A JSON logger's record inside an envelope signals what its message and
+/// error detail say, never what its time says: `23:48:24,429` is no 429.
+#[test]
+fn an_enveloped_json_record_signals_by_its_message_and_error_detail() {
+    let inner = |msg: &str, extra: &str| {
+        serde_json::json!({
+            "asctime": "2025-05-03 23:48:24,429",
+            "levelname": "ERROR",
+            "name": "db",
+            "message": msg,
+            "exc_info": extra,
+        })
+        .to_string()
+    };
+    let doc = serde_json::json!({"events": [
+        {"logStreamName": "app/core/046022de", "timestamp": 1746316104429_i64,
+         "message": inner("request failed", "")},
+        {"logStreamName": "app/core/046022de", "timestamp": 1746316105000_i64,
+         "message": inner("request failed", "sqlalchemy.exc.TimeoutError: QueuePool limit of size 5 overflow 10 reached, connection timed out, timeout 30.00")},
+        {"logStreamName": "app/core/046022de", "timestamp": 1746316106000_i64,
+         "message": inner("failed to acquire connection from pool: context deadline exceeded", "")},
+    ]});
+    let (stats, events) = run(&doc.to_string());
+    assert_eq!(stats.skipped, 0);
+    let signals: Vec<Option<crate::event::Signal>> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Log(l) => Some(l.signal),
+            _ => None,
+        })
+        .collect();
+    use crate::event::Signal::PoolExhausted;
+    assert_eq!(
+        signals,
+        vec![None, Some(PoolExhausted), Some(PoolExhausted)]
+    );
+}

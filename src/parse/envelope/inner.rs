@@ -178,7 +178,10 @@ impl<'c> InnerParser<'c> {
                     // A JSON logger's object no definition reads (python-json-logger's
                     // `asctime`): its message and level, not the whole object.
                     let object = self.cat.generic().and_then(|g| g.read_object(&w.inner));
-                    let (level, message, instance) = match object {
+                    // What it signals is read from its message and error
+                    // detail, never from the whole object: a time's
+                    // milliseconds (`23:48:24,429`) are not a 429.
+                    let (level, message, instance, detail) = match object {
                         Some(o) => (
                             o.level
                                 .as_deref()
@@ -186,8 +189,14 @@ impl<'c> InnerParser<'c> {
                                 .unwrap_or_else(|| level_in(&w.inner)),
                             o.message,
                             w.instance.clone().or(o.instance),
+                            o.detail,
                         ),
-                        None => (level_in(&w.inner), w.inner.clone(), w.instance.clone()),
+                        None => (
+                            level_in(&w.inner),
+                            w.inner.clone(),
+                            w.instance.clone(),
+                            String::new(),
+                        ),
                     };
                     vec![Event::Log(LogRecord {
                         ts,
@@ -197,7 +206,7 @@ impl<'c> InnerParser<'c> {
                             .cat
                             .rules
                             .signal_of(&message)
-                            .or_else(|| self.cat.rules.signal_of(&w.inner)),
+                            .or_else(|| self.cat.rules.signal_of(&detail)),
                         version: self.cat.rules.versions.banner_of(&message),
                         message: message.into(),
                         instance: instance.map(Into::into),
