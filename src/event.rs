@@ -323,6 +323,9 @@ pub trait EventSink: Send + Sized {
     /// `instance` and `host`: what the input's path names (see
     /// `formats::input_names`).
     fn begin_input(&mut self, _input: u32, _instance: Option<&str>, _host: Option<&str>) {}
+    /// The metric the input's file is named for, with its role: a wide
+    /// table's columns that name no metric are that metric's instances.
+    fn input_metric(&mut self, _input: u32, _metric: &str, _role: MetricRole) {}
     /// An input has been read whole (its workers joined).
     fn end_input(&mut self) {}
 }

@@ -218,6 +218,10 @@ fn read_each<S: event::EventSink>(
             named.as_ref().map(|n| n.instance.as_str()),
             named.as_ref().and_then(|n| n.host.as_deref()),
         );
+        let stem = formats::InputNames::stem_of(&path);
+        if let Some(role) = cat.rules.metric_role(stem) {
+            sink.input_metric(i as u32, stem, role);
+        }
         let st = match inspect.as_mut() {
             Some(f) => {
                 let mut per = |o: event::Origin, fl: &formats::Fields<'_>| f(&path, o, fl);

@@ -12,6 +12,7 @@
 //! ```
 
 mod cell;
+mod file_metric;
 mod held;
 mod intern;
 pub mod paths;
@@ -140,6 +141,10 @@ pub struct Aggregates {
     /// later second starts, and by `merge` and `finish`.
     recent: Recent,
     tenant_integration: HashMap<(u32, u32), u64>,
+    /// Per (route, tenant): requests and the milliseconds they took. Tells
+    /// whose requests an endpoint's busy time was when the endpoint is what
+    /// held the servers and a tenant mixes it with quick requests.
+    route_tenant: HashMap<(u32, u32), (u64, u64)>,
     paths: PathSample,
     signals: BTreeMap<(Signal, u32, i64), SignalCount>,
     quotes: BTreeMap<(Signal, u32), Quote>,
@@ -169,6 +174,9 @@ pub struct Aggregates {
     /// The input being read and the instance its path names: its records
     /// that name no instance are that instance's.
     named: Option<(u32, std::sync::Arc<str>)>,
+    /// The input being read and the metric its file is named for, with
+    /// that metric's role.
+    file_metric: Option<(u32, std::sync::Arc<str>, MetricRole)>,
     /// Requests read from access logs.
     edge_requests: u64,
     /// Requests read from application logs' request lines, held back until
@@ -196,6 +204,10 @@ impl crate::event::EventSink for Aggregates {
             self.ties.add_host(h, i);
         }
         self.named = instance.map(|i| (input, std::sync::Arc::from(i)));
+    }
+
+    fn input_metric(&mut self, input: u32, metric: &str, role: MetricRole) {
+        self.file_metric = Some((input, std::sync::Arc::from(metric), role));
     }
 
     fn end_input(&mut self) {
@@ -260,6 +272,7 @@ impl Aggregates {
         let mut a = Aggregates::bounded(self.bounds.0, self.bounds.1);
         a.seen = self.seen.fork();
         a.named.clone_from(&self.named);
+        a.file_metric.clone_from(&self.file_metric);
         a
     }
 
@@ -347,6 +360,11 @@ impl Aggregates {
             .tenant_integration
             .entry((tenant, integration))
             .or_insert(0) += 1;
+        if let Some(d) = r.duration_ms {
+            let e = self.route_tenant.entry((route, tenant)).or_insert((0, 0));
+            e.0 += 1;
+            e.1 += d.max(0.0).round() as u64;
+        }
         // Paths by tenant, and by integration too: a retrying SDK is a
         // client whatever tenant it works for.
         let failed = hit.failed;
@@ -448,7 +466,10 @@ impl Aggregates {
         }
     }
 
-    fn add_metric(&mut self, m: MetricSample) {
+    fn add_metric(&mut self, mut m: MetricSample) {
+        if let Some(file) = &self.file_metric {
+            file_metric::name_by_file(&mut m, file);
+        }
         let series = self
             .metrics
             .entry(m.series.clone())
@@ -522,6 +543,11 @@ impl Aggregates {
         }
         for ((t, i), n) in other.tenant_integration {
             *self.tenant_integration.entry((id(t), id(i))).or_insert(0) += n;
+        }
+        for ((r, t), (n, ms)) in other.route_tenant {
+            let e = self.route_tenant.entry((id(r), id(t))).or_insert((0, 0));
+            e.0 += n;
+            e.1 += ms;
         }
         self.paths.merge(other.paths, id);
         for ((sig, inst, s), c) in other.signals {
@@ -762,6 +788,23 @@ impl Aggregates {
     /// Whether any request named a value of `dim`.
     pub fn has_values(&self, dim: Dim) -> bool {
         dim.of(&self.by_dim).iter().any(|(id, _, _)| id != 0)
+    }
+
+    /// The tenants whose requests took an endpoint's time over the whole
+    /// span: (tenant, requests, milliseconds), most time first (ties by
+    /// name). Requests without a tenant are left out.
+    pub fn route_tenants(&self, route: &str) -> Vec<(String, u64, u64)> {
+        let Some(r) = self.names.get(route) else {
+            return Vec::new();
+        };
+        let mut v: Vec<(String, u64, u64)> = self
+            .route_tenant
+            .iter()
+            .filter(|((rr, t), _)| *rr == r && *t != 0)
+            .map(|((_, t), (n, ms))| (self.names.name(*t).to_string(), *n, *ms))
+            .collect();
+        v.sort_by(|a, b| b.2.cmp(&a.2).then_with(|| a.0.cmp(&b.0)));
+        v
     }
 
     /// The integration that sent most of a tenant's requests.

@@ -750,7 +750,7 @@ fn symptom_flags(
     // dates them by what the finer records show (`onset::find`).
     let mut waiting = a.pool.waiting_secs.clone();
     let mut coarse = vec![false; n];
-    for &(s, e) in &a.pool.heads {
+    for &(s, e) in a.pool.heads.iter().chain(&a.pool.tails) {
         for i in s.max(span.start)..e.min(span.end) {
             let i = (i - span.start) as usize;
             if let (Some(w), Some(c)) = (waiting.get_mut(i), coarse.get_mut(i)) {

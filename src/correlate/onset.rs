@@ -435,12 +435,13 @@ pub fn find(span: Span, flags: &Flags) -> Option<Incident> {
             break;
         }
     }
-    let last = whole.1;
     // The symptoms began with the first second a fine record marks; the
-    // coarse periods before it are dated below, as causes are.
-    let first = (whole.0..=last)
-        .find(|&i| flags.coarse.get(i) != Some(&true))
-        .unwrap_or(whole.0);
+    // coarse periods before it are dated below, as causes are. They ended
+    // with the last such second: a rollup's last period says only that the
+    // queue drained somewhere in it.
+    let fine = |i: &usize| flags.coarse.get(*i) != Some(&true);
+    let first = (whole.0..=whole.1).find(fine).unwrap_or(whole.0);
+    let last = (first..=whole.1).rev().find(fine).unwrap_or(whole.1);
     let mut starts = Vec::new();
     for cause in &flags.causes {
         // The cause's latest second at or before the first symptom, no more
@@ -623,6 +624,24 @@ mod tests {
         f.causes.pop();
         f.heads = vec![(240, 300)];
         assert_eq!(find(span, &f).map(|i| i.onset), Some(1240));
+    }
+
+    #[test]
+    fn a_rollup_period_after_the_last_failure_does_not_delay_the_recovery() {
+        let span = Span::new(1000, 1600);
+        let mut f = flags(600);
+        for i in 300..400 {
+            f.errors[i] = true;
+        }
+        // The last 5-minute period with clients waiting (360-660, cut at
+        // the span's end) is known only coarsely after the failures end.
+        f.coarse = vec![false; 600];
+        for i in 360..600 {
+            f.other[i] = true;
+            f.coarse[i] = i >= 400;
+        }
+        let inc = find(span, &f).expect("incident");
+        assert_eq!(inc.recovered, 1400);
     }
 
     #[test]

@@ -78,6 +78,9 @@ pub struct PoolState {
     /// whose points stand for the period after their time (a Datadog
     /// rollup): absolute seconds. The saturation began somewhere in it.
     pub heads: Vec<(i64, i64)>,
+    /// The last period of each such run: the saturation ended somewhere in
+    /// it, so it says nothing about when the service recovered.
+    pub tails: Vec<(i64, i64)>,
 }
 
 impl PoolState {
@@ -118,7 +121,11 @@ impl PoolState {
 
 /// Read the pool metrics and log signals over `span`.
 pub fn pool_state(agg: &Aggregates, span: Span, ids: &Identities) -> PoolState {
-    let mut by_instance: BTreeMap<String, [Option<&crate::aggregate::Series>; 3]> = BTreeMap::new();
+    // Keyed by instance; series that name none by their labels, so that a
+    // task's in-use, maximum and waiting series (tagged alike) pair up
+    // instead of one task's standing for all.
+    type Key = (String, String);
+    let mut by_instance: BTreeMap<Key, [Option<&crate::aggregate::Series>; 3]> = BTreeMap::new();
     for s in agg.metric_series() {
         let slot = match s.role {
             Some(MetricRole::DbConnectionsInUse) => 0,
@@ -126,11 +133,13 @@ pub fn pool_state(agg: &Aggregates, span: Span, ids: &Identities) -> PoolState {
             Some(MetricRole::DbConnectionsWaiting) => 2,
             _ => continue,
         };
-        let key = s
-            .instance
-            .as_deref()
-            .map(|i| ids.canonical(i))
-            .unwrap_or_default();
+        let key = match s.instance.as_deref() {
+            Some(i) => (ids.canonical(i), String::new()),
+            None => (
+                String::new(),
+                s.key.find('{').map_or("", |b| &s.key[b..]).to_string(),
+            ),
+        };
         let e = by_instance.entry(key).or_insert([None, None, None]);
         // Several series of one role on one instance (pools): keep the first by key.
         if let Some(kept) = e.get_mut(slot).filter(|kept| kept.is_none()) {
@@ -143,7 +152,7 @@ pub fn pool_state(agg: &Aggregates, span: Span, ids: &Identities) -> PoolState {
         log_lines: vec![0; span.len()],
         ..PoolState::default()
     };
-    for (instance, [in_use, max, waiting]) in by_instance {
+    for ((instance, _), [in_use, max, waiting]) in by_instance {
         let Some(in_use) = in_use.or(waiting) else {
             continue;
         };
@@ -194,6 +203,10 @@ pub fn pool_state(agg: &Aggregates, span: Span, ids: &Identities) -> PoolState {
             state.heads.extend(
                 runs.iter()
                     .map(|&(a, _)| (a.div_euclid(1000), (a + step).div_euclid(1000))),
+            );
+            state.tails.extend(
+                runs.iter()
+                    .map(|&(_, b)| ((b - step).div_euclid(1000), b.div_euclid(1000))),
             );
         }
         for &(a, b) in &runs {

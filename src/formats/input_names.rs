@@ -88,6 +88,25 @@ impl InputNames {
         self.named(path).map(|n| n.instance)
     }
 
+    /// The file name without its directories and its data and compression
+    /// extensions (`grafana/pgbouncer_pools_client_waiting_connections.csv.gz`
+    /// -> `pgbouncer_pools_client_waiting_connections`): a dashboard's
+    /// export is named for its metric, whose columns are then instances.
+    pub fn stem_of(path: &str) -> &str {
+        let mut stem = path.rsplit(['/', '\\']).next().unwrap_or(path);
+        loop {
+            let before = stem;
+            for ext in [".gz", ".zst", ".csv", ".tsv", ".json", ".txt", ".prom"] {
+                if let Some(s) = stem.strip_suffix(ext) {
+                    stem = s;
+                }
+            }
+            if stem == before {
+                return stem;
+            }
+        }
+    }
+
     /// The instance `path` names, and the host if the pattern reads one.
     pub fn named(&self, path: &str) -> Option<PathName> {
         // Windows separators read like the others.
@@ -105,6 +124,20 @@ impl InputNames {
 #[cfg(test)]
 mod tests {
     use crate::formats::Catalogue;
+
+    #[test]
+    fn a_file_stem_is_its_name_without_data_and_compression_extensions() {
+        use super::InputNames;
+        assert_eq!(
+            InputNames::stem_of("grafana/pgbouncer_pools_client_waiting_connections.csv.gz"),
+            "pgbouncer_pools_client_waiting_connections"
+        );
+        assert_eq!(
+            InputNames::stem_of("datadog/pgbouncer.pools.cl_waiting.json"),
+            "pgbouncer.pools.cl_waiting"
+        );
+        assert_eq!(InputNames::stem_of("metrics"), "metrics");
+    }
 
     /// The samples are checked on load; these are paths they do not hold.
     #[test]

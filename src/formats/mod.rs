@@ -18,6 +18,7 @@ mod detect;
 mod error;
 pub mod generic;
 mod input_names;
+pub use input_names::InputNames;
 mod kinds;
 mod lazy_json;
 mod mismatch;

@@ -42,7 +42,37 @@ const HOG_FACTOR: f64 = 2.0;
 /// The share of the busy time it holds, at the least.
 const MIN_BUSY_SHARE: f64 = 1.0 / 3.0;
 
+/// The share of an endpoint's time one tenant must take to be the one who
+/// held the servers through it: most of it, twice anyone else's.
+const OWNER_SHARE: f64 = 2.0 / 3.0;
+
+/// The tenant an endpoint's time was mostly spent on.
+#[derive(Clone, Debug)]
+struct Owner {
+    tenant: String,
+    requests: u64,
+    route_requests: u64,
+    share: f64,
+}
+
+/// The tenant whose requests took at least [`OWNER_SHARE`] of `route`'s
+/// time over the data, if one did.
+fn endpoint_owner(cx: &Context<'_>, route: &str) -> Option<Owner> {
+    let tenants = cx.agg.route_tenants(route);
+    let total_ms: u64 = tenants.iter().map(|t| t.2).sum();
+    let route_requests: u64 = tenants.iter().map(|t| t.1).sum();
+    let (tenant, requests, ms) = tenants.first()?;
+    let share = *ms as f64 / total_ms.max(1) as f64;
+    (total_ms > 0 && share >= OWNER_SHARE).then(|| Owner {
+        tenant: tenant.clone(),
+        requests: *requests,
+        route_requests,
+        share,
+    })
+}
+
 /// One candidate subject with its shares.
+#[derive(Clone)]
 struct Hog {
     subject: Subject,
     label: String,
@@ -50,6 +80,8 @@ struct Hog {
     requests: f64,
     n: u64,
     was: bool,
+    /// The tenant who held the servers through this endpoint.
+    owner: Option<Owner>,
 }
 
 /// Each value's share of the time served requests held the servers (their
@@ -151,6 +183,7 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
                 requests: req,
                 n: s.window_requests,
                 was,
+                owner: None,
             });
         }
     }
@@ -164,6 +197,41 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
         .iter()
         .find(|h| h.busy >= 0.8 * best.busy)
         .unwrap_or(best);
+    // An endpoint held the servers, and one tenant's requests took most of
+    // its time: that tenant, whose quick requests elsewhere hid its slow ones
+    // in its own figures, is who held them through it.
+    let owner = hog
+        .subject
+        .endpoint
+        .as_deref()
+        .and_then(|route| endpoint_owner(cx, route));
+    let hog_owned;
+    let to = match owner {
+        Some(_) => format!(" to {}", hog.label),
+        None => String::new(),
+    };
+    let hog = match owner {
+        Some(o) => {
+            let integ = cx.agg.main_integration(&o.tenant);
+            let who = match &integ {
+                Some(i) => format!("`{}` (integration `{i}`)", o.tenant),
+                None => format!("`{}`", o.tenant),
+            };
+            hog_owned = Hog {
+                label: who,
+                subject: Subject {
+                    tenant: Some(o.tenant.clone()),
+                    integration: integ,
+                    endpoint: hog.subject.endpoint.clone(),
+                    ..Subject::default()
+                },
+                owner: Some(o),
+                ..hog.clone()
+            };
+            &hog_owned
+        }
+        None => hog,
+    };
     let factor = hog.busy / hog.requests.max(1e-6);
     let input = a.inputs.first().cloned().unwrap_or_default();
     let c = if hog.was {
@@ -178,7 +246,7 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
     };
     let mut evidence = vec![Evidence::new(
         format!(
-            "{}: {:.0}% {measure}, from {:.1}% of the requests ({factor:.1}x its share)",
+            "{}{to}: {:.0}% {measure}, from {:.1}% of the requests ({factor:.1}x its share)",
             hog.label,
             hog.busy * 100.0,
             hog.requests * 100.0
@@ -189,6 +257,18 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
         format!("{} requests in the window", hog.n),
         input.clone(),
     ));
+    if let Some(o) = &hog.owner {
+        evidence.push(Evidence::new(
+            format!(
+                "`{}` sent {} of the endpoint's {} requests over the data and {:.0}% of the time they took",
+                o.tenant,
+                o.requests,
+                o.route_requests,
+                o.share * 100.0
+            ),
+            input.clone(),
+        ));
+    }
     if hog.was {
         evidence.push(Evidence::new(
             "it held the servers this way before the incident too: a standing cost, not what changed".to_string(),
@@ -198,7 +278,7 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
     sink.push(Finding {
         pattern: ID,
         title: format!(
-            "{} held the servers with slow requests: {:.0}% of the time they were held, from {:.1}% of requests",
+            "{} held the servers with slow requests{to}: {:.0}% of the time they were held, from {:.1}% of requests",
             hog.label,
             hog.busy * 100.0,
             hog.requests * 100.0
