@@ -322,6 +322,10 @@ pub fn correlate(agg: &Aggregates, opts: &CorrelateOptions) -> Result<Analysis, 
     let at = |f: &[bool], s: i64| f.get(idx(s)) == Some(&true);
     a.errors_start = (window.start..window.end)
         .find(|&s| at(&flags.errors, s))
+        .map(|s| {
+            let from = rel(span, window).start;
+            span.start + run_start(&a.totals, range.clone(), from, idx(s)) as i64
+        })
         .and_then(|s| Some((s, a.totals.get(idx(s))?.first)));
     a.latency_start = (window.start..window.end).find(|&s| at(&flags.latency, s));
     a.health = health_state(&health, span, window, range);
@@ -748,7 +752,7 @@ fn symptom_flags(
     // A rollup's first waiting period says only that the queue began
     // somewhere in it: its seconds are set apart (`coarse`), and the onset
     // dates them by what the finer records show (`onset::find`).
-    let mut waiting = a.pool.waiting_secs.clone();
+    let mut waiting = waiting_beyond_baseline(&a.pool, range.clone());
     let mut coarse = vec![false; n];
     for &(s, e) in a.pool.heads.iter().chain(&a.pool.tails) {
         for i in s.max(span.start)..e.min(span.end) {
@@ -859,6 +863,56 @@ fn with_traffic(counts: &[f64], totals: &[Cell], range: std::ops::Range<usize>) 
         .iter()
         .map(|c| rate.max(per_request * f64::from(c.requests)))
         .collect()
+}
+
+/// Seconds in which more callers waited for a connection than ever in the
+/// baseline: a busy pool's few waiting callers, as before the incident, are
+/// no symptom once the service has recovered.
+fn waiting_beyond_baseline(pool: &PoolState, baseline: std::ops::Range<usize>) -> Vec<bool> {
+    let base_peak = pool
+        .waiting_peak
+        .get(baseline)
+        .unwrap_or_default()
+        .iter()
+        .fold(0.0f32, |m, v| m.max(*v));
+    pool.waiting_secs
+        .iter()
+        .zip(&pool.waiting_peak)
+        .map(|(w, p)| *w && *p > base_peak)
+        .collect()
+}
+
+/// Longest gap (seconds) between failures of one run.
+const MAX_RUN_GAP: f64 = 30.0;
+
+/// Where the failures that the first failing second `flagged` belongs to
+/// began, no earlier than `from`: the failure rate is judged on windows, so
+/// a run's first failures come before the first second judged failing. A
+/// failure nearer the run than half the usual interval between failures
+/// (before the incident, at most [`MAX_RUN_GAP`]) belongs to it.
+fn run_start(
+    totals: &[Cell],
+    baseline: std::ops::Range<usize>,
+    from: usize,
+    flagged: usize,
+) -> usize {
+    let base = totals.get(baseline).unwrap_or_default();
+    let failed: f64 = base.iter().map(|c| f64::from(c.failed)).sum();
+    let usual = if failed > 0.0 {
+        base.len() as f64 / failed
+    } else {
+        f64::INFINITY
+    };
+    let gap = (usual / 2.0).min(MAX_RUN_GAP) as usize;
+    let mut start = flagged;
+    let mut i = flagged;
+    while i > from && start - (i - 1) <= gap {
+        i -= 1;
+        if totals.get(i).is_some_and(|c| c.failed > 0) {
+            start = i;
+        }
+    }
+    start
 }
 
 /// Causes that may date the onset before the first symptom: the surge of
@@ -1017,6 +1071,53 @@ mod tests {
                 ..Cell::default()
             })
             .collect()
+    }
+
+    /// The first second judged failing comes after the run's first
+    /// failures; those nearer each other than half the usual interval
+    /// between failures are the run's, an old stray one is not.
+    #[test]
+    fn errors_start_with_the_first_failure_of_their_run() {
+        let mut cells = served(&[10; 1000]);
+        // Before: one failure every 100 s.
+        for i in (0..600).step_by(100) {
+            cells[i].failed = 1;
+        }
+        // A stray one at 620, then the run: one every 10 s from 700, judged
+        // failing from 760.
+        cells[620].failed = 1;
+        for i in (700..1000).step_by(10) {
+            cells[i].failed = 1;
+        }
+        assert_eq!(run_start(&cells, 0..600, 650, 760), 700);
+        assert_eq!(
+            run_start(&cells, 0..600, 710, 760),
+            710,
+            "not before the window"
+        );
+        // Where failures come every 4 s as a matter of course, a run is
+        // not walked back through them.
+        let mut busy = served(&[10; 1000]);
+        for i in (0..1000).step_by(4) {
+            busy[i].failed = 1;
+        }
+        assert_eq!(run_start(&busy, 0..600, 650, 760), 760);
+    }
+
+    #[test]
+    fn callers_waiting_as_many_as_in_the_baseline_are_no_symptom() {
+        let peaks = [0.0, 3.0, 0.0, 0.0, 95.0, 40.0, 2.0, 0.0];
+        let pool = PoolState {
+            waiting_secs: peaks.iter().map(|p| *p > 0.0).collect(),
+            waiting_peak: peaks.to_vec(),
+            ..PoolState::default()
+        };
+        assert_eq!(
+            waiting_beyond_baseline(&pool, 0..4),
+            [false, false, false, false, true, true, false, false]
+        );
+        // A baseline where nobody waited: any waiting caller counts.
+        assert!(waiting_beyond_baseline(&pool, 2..4)[6]);
     }
 
     #[test]

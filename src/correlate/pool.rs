@@ -70,6 +70,9 @@ pub struct PoolState {
     pub saturated_secs: Vec<bool>,
     /// Seconds in which requests were waiting for a connection on any instance.
     pub waiting_secs: Vec<bool>,
+    /// The most callers waiting on any instance in each second (0 where none
+    /// did or no sample covers it).
+    pub waiting_peak: Vec<f32>,
     /// Pool-exhaustion log lines per second of the span.
     pub log_lines: Vec<u32>,
     /// Instances that logged pool exhaustion.
@@ -149,6 +152,7 @@ pub fn pool_state(agg: &Aggregates, span: Span, ids: &Identities) -> PoolState {
     let mut state = PoolState {
         saturated_secs: vec![false; span.len()],
         waiting_secs: vec![false; span.len()],
+        waiting_peak: vec![0.0; span.len()],
         log_lines: vec![0; span.len()],
         ..PoolState::default()
     };
@@ -187,8 +191,13 @@ pub fn pool_state(agg: &Aggregates, span: Span, ids: &Identities) -> PoolState {
             let waits = wait.is_some_and(|w| w > 0.0);
             if waits {
                 for s in t.div_euclid(1000)..(t + step).div_euclid(1000) {
-                    if let Some(w) = second(span, s).and_then(|i| state.waiting_secs.get_mut(i)) {
-                        *w = true;
+                    if let Some(i) = second(span, s) {
+                        if let Some(w) = state.waiting_secs.get_mut(i) {
+                            *w = true;
+                        }
+                        if let Some(p) = state.waiting_peak.get_mut(i) {
+                            *p = p.max(wait.unwrap_or(0.0) as f32);
+                        }
                     }
                 }
             }
