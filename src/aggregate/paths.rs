@@ -161,7 +161,7 @@ impl PathSample {
         Retried {
             requests: a.requests + b.requests,
             paths: a.paths + b.paths,
-            began: began(times),
+            began: began(times, self.rate()),
         }
     }
 }
@@ -177,8 +177,11 @@ const DENSE_S: i64 = 30;
 
 /// When retrying began: the first retried failure (the second it reached
 /// its client) that opens a half-minute holding [`DENSE_N`] of them; the
-/// first of all when none does.
-fn began(mut times: Vec<i64>) -> Option<i64> {
+/// first of all when none does. Where 1 path in `rate` was kept, the
+/// half-minute is `rate` times longer: the same density of retries, of
+/// which a `rate`-th was seen.
+fn began(mut times: Vec<i64>, rate: u64) -> Option<i64> {
+    let dense_s = DENSE_S.saturating_mul(i64::try_from(rate.max(1)).unwrap_or(i64::MAX));
     times.sort_unstable();
     let first = *times.first()?;
     let dense = times
@@ -187,7 +190,7 @@ fn began(mut times: Vec<i64>) -> Option<i64> {
         .find(|(i, t)| {
             times
                 .get(i + DENSE_N - 1)
-                .is_some_and(|last| *last < **t + DENSE_S)
+                .is_some_and(|last| *last < **t + dense_s)
         })
         .map(|(_, t)| *t);
     Some(dense.unwrap_or(first))
@@ -318,7 +321,7 @@ impl Table {
     pub fn retried(&self, client: u32, start: i64, end: i64) -> Retried {
         let (r, times) = self.retried_by(|c| c == client, start, end);
         Retried {
-            began: began(times),
+            began: began(times, self.rate()),
             ..r
         }
     }
@@ -511,8 +514,16 @@ mod tests {
         }
         let r = s.retried(7, 0, 2000);
         assert_eq!((r.requests, r.began), (6, Some(901)));
-        assert_eq!(began(vec![160, 500]), Some(160), "no dense run: the first");
-        assert_eq!(began(Vec::new()), None);
+        assert_eq!(
+            began(vec![160, 500], 1),
+            Some(160),
+            "no dense run: the first"
+        );
+        assert_eq!(began(Vec::new(), 1), None);
+        // One path in 4 kept: three seen within two minutes stand for
+        // twelve, as dense as three in half a minute.
+        assert_eq!(began(vec![10, 400, 460, 500], 4), Some(400));
+        assert_eq!(began(vec![10, 400, 460, 500], 1), Some(10));
     }
 
     /// Past the cap the sample stays bounded, its estimate stays close, and

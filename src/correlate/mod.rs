@@ -254,7 +254,14 @@ pub fn correlate(agg: &Aggregates, opts: &CorrelateOptions) -> Result<Analysis, 
     let mut flags = onset::Flags::default();
     for pass in 0..2 {
         let range = rel(span, baseline);
-        flags = symptom_flags(agg, span, range.clone(), &a, &health);
+        // Pass one's baseline holds the incident too: the most callers
+        // that ever waited in it is the incident's own peak.
+        let waiting_base = if pass == 0 && opts.baseline.is_none() {
+            0..0
+        } else {
+            range.clone()
+        };
+        flags = symptom_flags(agg, span, (range.clone(), waiting_base), &a, &health);
         let culprit = match (pass, incident) {
             (1, Some(inc)) => {
                 let w = Span::new(inc.symptoms_start - onset::MERGE_GAP, inc.recovered);
@@ -707,13 +714,16 @@ fn range_rate(cells: &[Cell], range: std::ops::Range<usize>, f: impl Fn(&Cell) -
     onset::base_rate(&counts, range)
 }
 
+/// `ranges`: the baseline, and the part of it that says how many callers
+/// may wait for a connection as a matter of course (empty: none may).
 fn symptom_flags(
     agg: &Aggregates,
     span: Span,
-    range: std::ops::Range<usize>,
+    ranges: (std::ops::Range<usize>, std::ops::Range<usize>),
     a: &Analysis,
     health: &[(String, Vec<Cell>)],
 ) -> onset::Flags {
+    let (range, waiting_base) = ranges;
     let n = span.len();
     let failed: Vec<f64> = a.totals.iter().map(|c| f64::from(c.failed)).collect();
     let done: Vec<f64> = a.totals.iter().map(|c| f64::from(c.done)).collect();
@@ -752,7 +762,7 @@ fn symptom_flags(
     // A rollup's first waiting period says only that the queue began
     // somewhere in it: its seconds are set apart (`coarse`), and the onset
     // dates them by what the finer records show (`onset::find`).
-    let mut waiting = waiting_beyond_baseline(&a.pool, range.clone());
+    let mut waiting = waiting_beyond_baseline(&a.pool, waiting_base);
     let mut coarse = vec![false; n];
     for &(s, e) in a.pool.heads.iter().chain(&a.pool.tails) {
         for i in s.max(span.start)..e.min(span.end) {
