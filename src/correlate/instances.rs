@@ -159,9 +159,18 @@ fn mark(
                 });
             p.first = p.first.min(e.first_ts);
             p.last = p.last.max(e.ts);
+            // Event streams repeat one event with a growing count (a
+            // Kubernetes `Unhealthy` seen 1, 2, 5 times): keep the largest.
+            // An event of its own (ECS's "failed container health checks",
+            // once per failure) adds one. Repeats of a counted event at one
+            // time are one event.
+            let repeat = p.runs.iter().any(|r| r.1 == e.ts && r.0 == e.first_ts);
+            if e.count > 1 || (repeat && e.count > 0) {
+                p.count = p.count.max(e.count);
+            } else {
+                p.count += e.count.max(1);
+            }
             p.runs.push((e.first_ts, e.ts, e.origin));
-            // Event streams repeat one event with a growing count: keep the largest.
-            p.count = p.count.max(e.count);
         }
         _ => {}
     }
@@ -624,6 +633,65 @@ mod tests {
         assert_eq!(h.restarts.len(), 1);
         assert_eq!(h.restarts[0].instance, "api-a");
         assert!(!h.instances.contains("worker-1"));
+    }
+
+    /// ECS says "failed container health checks" once per failure: three
+    /// are three. Kubernetes repeats one `Unhealthy` event with a growing
+    /// count: 1, then 3, is three.
+    #[test]
+    fn probe_failures_count_separate_events_and_a_repeated_event_once() {
+        use crate::event::{EventSink, InfraEvent};
+        let rules = Catalogue::builtin().expect("catalogue").rules;
+        let mut agg = Aggregates::new();
+        let mut push = |first_ts: Millis, ts: Millis, object: &str, message: &str, count: u32| {
+            agg.push(crate::event::Event::Infra(InfraEvent {
+                ts,
+                first_ts,
+                origin: Origin::default(),
+                kind: rules.infra_kind("Unhealthy", message),
+                object: object.into(),
+                reason: "Unhealthy".into(),
+                message: message.into(),
+                count,
+                members: rules.infra_members(message),
+            }));
+        };
+        for k in 0..3 {
+            push(
+                600_000 + k * 20_000,
+                600_000 + k * 20_000,
+                "orders-api",
+                "(service orders-api) (task aaaa1111) failed container health checks.",
+                1,
+            );
+        }
+        push(
+            600_000,
+            600_000,
+            "api-7c9d-x2",
+            "Liveness probe failed: timeout",
+            1,
+        );
+        push(
+            600_000,
+            640_000,
+            "api-7c9d-x2",
+            "Liveness probe failed: timeout",
+            3,
+        );
+        let ids =
+            crate::correlate::identity::build(&agg, crate::aggregate::Span::new(0, 1000), &[]);
+        let h = history(&agg, &ids);
+        assert_eq!(
+            h.probe_failures["aaaa1111"].count, 3,
+            "{:?}",
+            h.probe_failures
+        );
+        assert_eq!(
+            h.probe_failures["api-7c9d-x2"].count, 3,
+            "{:?}",
+            h.probe_failures
+        );
     }
 
     /// ECS service events are about a service and name its tasks: the

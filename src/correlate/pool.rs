@@ -84,6 +84,8 @@ pub struct PoolState {
     /// The last period of each such run: the saturation ended somewhere in
     /// it, so it says nothing about when the service recovered.
     pub tails: Vec<(i64, i64)>,
+    /// The keys of the series read as pools (in use, size, waiting).
+    pub series: std::collections::BTreeSet<String>,
 }
 
 impl PoolState {
@@ -149,6 +151,22 @@ pub fn pool_state(agg: &Aggregates, span: Span, ids: &Identities) -> PoolState {
             *kept = Some(s);
         }
     }
+    // A series that names no instance beside pools that do is the
+    // database's own count (`pg_stat_database_numbackends`: every
+    // instance's connections together), not a pool of its own: taken for
+    // one, it reads 28 in use against pools of 5.
+    if by_instance.keys().any(|(i, _)| !i.is_empty()) {
+        by_instance.retain(|(i, _), _| !i.is_empty());
+    }
+    // Likewise, beside pools that report a size or waiting callers, a
+    // count of connections alone (`postgresql.connections` by host) is the
+    // database's, not a pool.
+    if by_instance
+        .values()
+        .any(|[_, max, waiting]| max.is_some() || waiting.is_some())
+    {
+        by_instance.retain(|_, [_, max, waiting]| max.is_some() || waiting.is_some());
+    }
     let mut state = PoolState {
         saturated_secs: vec![false; span.len()],
         waiting_secs: vec![false; span.len()],
@@ -156,6 +174,12 @@ pub fn pool_state(agg: &Aggregates, span: Span, ids: &Identities) -> PoolState {
         log_lines: vec![0; span.len()],
         ..PoolState::default()
     };
+    state.series = by_instance
+        .values()
+        .flatten()
+        .flatten()
+        .map(|s| s.key.clone())
+        .collect();
     for ((instance, _), [in_use, max, waiting]) in by_instance {
         let Some(in_use) = in_use.or(waiting) else {
             continue;
@@ -322,5 +346,46 @@ mod tests {
         let instant = pool(false);
         assert!(instant.heads.is_empty());
         assert_eq!(instant.dated(120, 150), 120);
+    }
+
+    /// Two tasks' pools tagged alike per task (no instance), and the
+    /// database's own connection count: two pools, each paired with its
+    /// own size, and the database's count is none of them.
+    #[test]
+    fn pools_pair_by_their_tags_and_the_database_total_is_no_pool() {
+        let mut agg = Aggregates::new();
+        let mut push = |name: &str, role: MetricRole, tags: &str, v: f64| {
+            for k in 0..5i64 {
+                agg.add(Event::Metric(MetricSample {
+                    ts: k * 60_000,
+                    origin: Default::default(),
+                    name: name.into(),
+                    role: Some(role),
+                    value: if k >= 2 { v } else { 0.0 },
+                    instance: None,
+                    series: format!("{name}{{{tags}}}"),
+                    period_start: false,
+                }));
+            }
+        };
+        use MetricRole::{DbConnectionsInUse as InUse, DbConnectionsMax as Max};
+        push("sv_active", InUse, "task_arn=a", 5.0);
+        push("pool_size", Max, "task_arn=a", 5.0);
+        push("sv_active", InUse, "task_arn=b", 1.0);
+        push("pool_size", Max, "task_arn=b", 5.0);
+        push("postgresql.connections", InUse, "host=db-1", 28.0);
+        agg.finish();
+        let span = Span::new(0, 300);
+        let ids = super::super::identity::build(&agg, span, &[]);
+        let p = pool_state(&agg, span, &ids);
+        let saturated: Vec<&str> = p
+            .instances
+            .iter()
+            .filter(|i| !i.saturated.is_empty())
+            .map(|i| i.series.as_str())
+            .collect();
+        assert_eq!(p.instances.len(), 2);
+        assert_eq!(saturated, ["sv_active{task_arn=a}"]);
+        assert!(!p.series.contains("postgresql.connections{host=db-1}"));
     }
 }

@@ -109,10 +109,14 @@ pub fn build(a: &Analysis) -> Vec<TimelineEntry> {
     if let Some(s) = a.pool.first_saturated(a.span.unwrap_or(window), near) {
         // A rollup's first saturated period is dated by the onset inside it.
         let s = a.incident.map_or(s, |i| a.pool.dated(s, i.onset));
-        let saturated: Vec<&super::PoolInstance> = a
-            .pool
-            .instances
+        // Counted among the pools that were there then: a rollback's or a
+        // scale-out's fresh pods, saturated later, are not the fleet of
+        // this moment.
+        let then = |p: &&super::PoolInstance| p.seen.0 <= s * 1000 + p.step && p.seen.1 >= s * 1000;
+        let present: Vec<&super::PoolInstance> = a.pool.instances.iter().filter(then).collect();
+        let saturated: Vec<&super::PoolInstance> = present
             .iter()
+            .copied()
             .filter(|p| {
                 p.saturated
                     .iter()
@@ -138,7 +142,7 @@ pub fn build(a: &Analysis) -> Vec<TimelineEntry> {
             format!(
                 "Connection pool saturated on {} of {} instances ({at}up to {peak_wait:.0} waiting)",
                 saturated.len(),
-                a.pool.reporting(window).max(saturated.len())
+                present.len().max(saturated.len())
             )
         } else {
             "Pool-exhaustion errors in the application logs".to_string()

@@ -311,6 +311,15 @@ fn items(d: &Draft<'_>) -> Vec<Item> {
             why: "demand grew across many customers beyond what the fleet could serve".to_string(),
         });
     }
+    // A finding that names who held the servers (a tenant's slow requests,
+    // an endpoint) answers "what held the connections" already.
+    let holder_named = d.findings.iter().any(|f| {
+        f.pattern == "slow_request_hogging"
+            && f.confidence >= crate::patterns::SUPPORTED
+            && (f.subject.tenant.is_some()
+                || f.subject.integration.is_some()
+                || f.subject.endpoint.is_some())
+    });
     let deepest = sources.iter().map(|f| f.actions.len()).max().unwrap_or(0);
     let found_alert = sources
         .iter()
@@ -322,7 +331,7 @@ fn items(d: &Draft<'_>) -> Vec<Item> {
             let Some(a) = f.actions.get(k) else { continue };
             let mut it = item(a, f);
             if it.topic == "alert"
-                || (outgrown && it.topic == "find-holder")
+                || ((outgrown || holder_named) && it.topic == "find-holder")
                 || chosen.iter().any(|c| c.topic == it.topic)
             {
                 continue;
@@ -453,6 +462,27 @@ mod tests {
         let all = items(&d);
         assert_eq!(all[0].topic, "capacity");
         assert!(all.iter().all(|i| i.topic != "find-holder"));
+    }
+
+    #[test]
+    fn a_named_holder_leaves_no_leak_hunt() {
+        let mut r = bulk();
+        for f in r
+            .findings
+            .iter_mut()
+            .filter(|f| f.pattern == "pool_exhaustion")
+        {
+            f.actions.insert(
+                0,
+                "Find what held the connections: turn on the pool's leak detection".to_string(),
+            );
+        }
+        let mut hog =
+            crate::render::markdown::fixture::finding("slow_request_hogging", 0.9, "07:58:00");
+        hog.subject.tenant = Some("acct-4411".to_string());
+        r.findings.push(hog);
+        let d = Draft::new(&r);
+        assert!(items(&d).iter().all(|i| i.topic != "find-holder"));
     }
 
     #[test]

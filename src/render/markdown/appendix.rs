@@ -64,10 +64,32 @@ fn attribution(out: &mut String, r: &Report) {
             return;
         }
     };
-    // Where no client is the cause, the rows are the largest changes, not culprits.
-    let ranked = if r.extra.culprit.is_some() {
+    // Where no client is the cause, the rows are the largest changes, not
+    // culprits; where the cause held the servers with slow requests rather
+    // than sending more, the ranking by volume is no ranking by blame.
+    let is_culprit = |row: &RowJson| {
+        r.extra
+            .culprit
+            .as_ref()
+            .is_some_and(|c| match (&c.tenant, &row.tenant) {
+                (Some(t), Some(rt)) => t == rt,
+                (None, None) => c.integration.is_some() && c.integration == row.integration,
+                _ => false,
+            })
+    };
+    let ranked = if a.rows.first().is_some_and(is_culprit) {
         "Ranked by blame (share of the requests above baseline, of busy time, of requests)."
             .to_string()
+    } else if let Some(c) = r.extra.culprit.as_ref() {
+        let who = c
+            .tenant
+            .as_deref()
+            .or(c.integration.as_deref())
+            .unwrap_or("");
+        format!(
+            "Ranked by volume (share of the requests above baseline, of busy time, of requests), not by blame: the cause, `{}`, held the servers with slow requests rather than sending more.",
+            cell(who)
+        )
     } else {
         format!(
             "No single {} explains the incident: these are the largest changes, not causes (ranked by share of the requests above baseline, of busy time, of requests).",
@@ -77,7 +99,11 @@ fn attribution(out: &mut String, r: &Report) {
     let baseline = r.extra.baseline.as_ref().map_or_else(String::new, |b| {
         format!("; baseline {}–{} UTC", hms(&b.start), hms(&b.end))
     });
-    let mut rows: Vec<&RowJson> = a.rows.iter().filter(|row| changed(row)).collect();
+    let mut rows: Vec<&RowJson> = a
+        .rows
+        .iter()
+        .filter(|row| changed(row) || is_culprit(row))
+        .collect();
     let left = if rows.is_empty() {
         rows = a.rows.iter().take(UNCHANGED_SHOWN).collect();
         format!(

@@ -227,7 +227,12 @@ pub fn build(agg: &Aggregates, a: &Analysis) -> Charts {
         (MetricRole::DbConnectionsInUse, Measure::PoolInUse),
         (MetricRole::DbConnectionsWaiting, Measure::PoolWaiting),
     ] {
-        let readings = agg.metric_series().filter(|s| s.role == Some(role));
+        // The series read as pools: beside them, the database's own total
+        // would draw as 28 in use in pools of 5.
+        let pools = &a.pool.series;
+        let readings = agg
+            .metric_series()
+            .filter(|s| s.role == Some(role) && (pools.is_empty() || pools.contains(&s.key)));
         if let Some(s) = series::peak(readings, &axis, measure) {
             candidates.push(s);
         }
