@@ -225,6 +225,52 @@ pub fn build(a: &Analysis) -> Vec<TimelineEntry> {
         });
     }
 
+    // Requests slowing before any fail: the first symptom of a queue
+    // building (a pool at its maximum, workers all busy).
+    if let Some(s) = a
+        .latency_start
+        .filter(|l| a.errors_start.is_none_or(|(e, _)| *l < e))
+    {
+        let span = a.span.unwrap_or(window);
+        let mean = |cells: &[crate::aggregate::Cell]| {
+            let (busy, timed) = cells.iter().fold((0.0, 0u64), |(b, n), c| {
+                (b + c.busy_ms(), n + u64::from(c.timed))
+            });
+            (timed > 0).then(|| busy / timed as f64)
+        };
+        let at = (s - span.start).max(0) as usize;
+        let minute = a.totals.get(at..).unwrap_or_default();
+        let minute = minute.get(..60.min(minute.len())).unwrap_or_default();
+        let before = a.baseline.and_then(|b| {
+            let lo = (b.start - span.start).max(0) as usize;
+            let hi = (b.end - span.start).max(0) as usize;
+            a.totals.get(lo..hi.min(a.totals.len()))
+        });
+        // Said only where the average shows it: a tail that grew while the
+        // average barely moved is a weaker claim than a line should make.
+        let slow = |(now, usual): &(f64, f64)| *now >= 2.0 * usual;
+        if let Some((now, usual)) = mean(minute).zip(before.and_then(mean)).filter(slow) {
+            let ms = |v: f64| {
+                if v >= 1000.0 {
+                    format!("{:.1} s", v / 1000.0)
+                } else {
+                    format!("{v:.0} ms")
+                }
+            };
+            let origin = minute.first().map(|c| c.first).unwrap_or_default();
+            out.push(TimelineEntry {
+                ts: s * 1000,
+                kind: TimelineKind::Other,
+                text: format!(
+                    "Requests slow down: {} on average in the minute from then, against {} before",
+                    ms(now),
+                    ms(usual)
+                ),
+                sources: vec![a.source(origin)],
+            });
+        }
+    }
+
     // Restarts in or near the window; several at once become one entry.
     let restarts: Vec<&super::Restart> = a
         .history

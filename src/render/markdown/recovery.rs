@@ -214,16 +214,21 @@ pub(crate) fn section(out: &mut String, d: &Draft<'_>) {
         e.kind == TimelineKind::Restart
             && (e.text.contains("replaced") || e.text.contains("back up"))
     };
+    // Symptoms of the incident are at or after its onset: a pool at its
+    // maximum minutes before, with nothing failing yet, is a precursor the
+    // timeline shows, not the first symptom.
     let first_symptom = r.timeline.iter().find(|e| {
-        !matches!(
-            e.kind,
-            TimelineKind::SurgeStart
-                | TimelineKind::Deploy
-                | TimelineKind::Rollback
-                | TimelineKind::FlagChange
-                | TimelineKind::ScaleOut
-                | TimelineKind::Retries
-        ) && !routine(e)
+        e.ts >= *o
+            && !matches!(
+                e.kind,
+                TimelineKind::SurgeStart
+                    | TimelineKind::Deploy
+                    | TimelineKind::Rollback
+                    | TimelineKind::FlagChange
+                    | TimelineKind::ScaleOut
+                    | TimelineKind::Retries
+            )
+            && !routine(e)
     });
     if let Some(e) = first_symptom.filter(|e| e.kind != TimelineKind::Recovered) {
         let _ = writeln!(
