@@ -110,11 +110,24 @@ fn step(d: &Draft<'_>, f: &FindingJson, after_trigger: Option<&str>) -> String {
                     .then(|| secs_between(&o.start, &o.end))
                     .flatten()
             });
+            // The impact gives the longest interruption: where another was
+            // longer, the story says so rather than seem to contradict it.
+            let longest = d
+                .r
+                .impact
+                .full_outages
+                .iter()
+                .filter_map(|o| secs_between(&o.start, &o.end))
+                .max();
             match with_it.max() {
                 Some(s) => format!(
-                    "Then {}{h} ({at} UTC), turning a degraded service into a full interruption of {}.",
+                    "Then {}{h} ({at} UTC), turning a degraded service into a full interruption of {}{}.",
                     lower_first(&t),
-                    duration(s)
+                    duration(s),
+                    match longest.filter(|l| *l > s) {
+                        Some(l) => format!(" (the longest of the incident, {}, came apart from it)", duration(l)),
+                        None => String::new(),
+                    }
                 ),
                 None => format!("Then {}{h} ({at} UTC).", lower_first(&t)),
             }
@@ -228,6 +241,23 @@ mod tests {
         );
         assert!(at("Then 3 of 3") < at("Meanwhile, `acct-4411`"), "{out}");
         assert!(!out.contains("14950x"), "{out}");
-        assert!(out.contains("full interruption of 3 s"), "{out}");
+        assert!(out.contains("full interruption of 3 s."), "{out}");
+    }
+
+    /// The restart's interruption is not the incident's longest one: the
+    /// story says so instead of seeming to contradict the impact.
+    #[test]
+    fn a_longer_interruption_elsewhere_is_named_beside_the_restart_s() {
+        let mut r = bulk();
+        r.impact.full_outages.push(crate::report::SpanJson {
+            start: "2026-10-01T08:20:00Z".to_string(),
+            end: "2026-10-01T08:21:10Z".to_string(),
+        });
+        let mut out = String::new();
+        section(&mut out, &Draft::new(&r));
+        assert!(
+            out.contains("full interruption of 3 s (the longest of the incident, 1 min 10 s, came apart from it)."),
+            "{out}"
+        );
     }
 }
