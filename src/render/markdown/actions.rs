@@ -438,13 +438,8 @@ mod tests {
         );
     }
 
-    /// No customer caused it: capacity comes first, and the pool's
-    /// leak-hunting advice is left out.
-    #[test]
-    fn outgrown_capacity_leads_and_no_leak_hunt() {
-        let mut r = bulk();
-        r.findings
-            .retain(|f| f.pattern != "tenant_surge" && f.pattern != "retry_storm");
+    /// The pool finding's advice to hunt for what held its connections.
+    fn with_leak_hunt(r: &mut crate::report::Report) {
         for f in r
             .findings
             .iter_mut()
@@ -455,6 +450,16 @@ mod tests {
                 "Find what held the connections: turn on the pool's leak detection".to_string(),
             );
         }
+    }
+
+    /// No customer caused it: capacity comes first, and the pool's
+    /// leak-hunting advice is left out.
+    #[test]
+    fn outgrown_capacity_leads_and_no_leak_hunt() {
+        let mut r = bulk();
+        r.findings
+            .retain(|f| f.pattern != "tenant_surge" && f.pattern != "retry_storm");
+        with_leak_hunt(&mut r);
         r.extra.culprit = None;
         r.attribution.organic = true;
         r.attribution.grew = true;
@@ -467,16 +472,7 @@ mod tests {
     #[test]
     fn a_named_holder_leaves_no_leak_hunt() {
         let mut r = bulk();
-        for f in r
-            .findings
-            .iter_mut()
-            .filter(|f| f.pattern == "pool_exhaustion")
-        {
-            f.actions.insert(
-                0,
-                "Find what held the connections: turn on the pool's leak detection".to_string(),
-            );
-        }
+        with_leak_hunt(&mut r);
         let mut hog =
             crate::render::markdown::fixture::finding("slow_request_hogging", 0.9, "07:58:00");
         hog.subject.tenant = Some("acct-4411".to_string());
