@@ -88,6 +88,10 @@ struct TenantFile {
     path_segments: Vec<String>,
     api_key_fields: Vec<String>,
     api_key_query_params: Vec<String>,
+    /// Fields of a structured access record that hold the query string
+    /// apart from the path (`"query": "org=acme"`).
+    #[serde(default)]
+    query_fields: Vec<String>,
     /// Product tokens that mean "a browser", not an integration.
     browser_tokens: Vec<String>,
 }
@@ -120,6 +124,8 @@ pub struct Rules {
     pub tenant_segments: Vec<String>,
     pub api_key_fields: Vec<String>,
     pub api_key_params: Vec<String>,
+    /// Fields that hold a request's query string apart from its path.
+    pub query_fields: Vec<String>,
     browser_tokens: Vec<String>,
     /// Extra `--tenant-from path:REGEX` rules.
     pub tenant_path_rules: Vec<Regex>,
@@ -293,6 +299,7 @@ impl Rules {
             tenant_segments: t.path_segments,
             api_key_fields: t.api_key_fields,
             api_key_params: t.api_key_query_params,
+            query_fields: t.query_fields,
             browser_tokens: t.browser_tokens,
             tenant_path_rules: Vec::new(),
             tenant_field_rules: Vec::new(),

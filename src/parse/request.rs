@@ -233,6 +233,17 @@ pub(super) fn tenant<'f>(
             }
         }
     }
+    // A structured access record may keep the query apart from the path.
+    if !rules.tenant_query_rules.is_empty() {
+        if let Some(query) = from_record(&rules.query_fields) {
+            let query = format!("?{}", query.trim_start_matches('?'));
+            for q in &rules.tenant_query_rules {
+                if let Some(v) = route::query_param(&query, q) {
+                    return Some(Cow::Owned(v.to_string()));
+                }
+            }
+        }
+    }
     if let Some(t) = fields
         .get(Role::Tenant)
         .filter(|t| !t.is_empty() && *t != "-")

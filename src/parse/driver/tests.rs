@@ -161,3 +161,29 @@ fn an_enveloped_json_record_signals_by_its_message_and_error_detail() {
         vec![None, Some(PoolExhausted), Some(PoolExhausted)]
     );
 }
+
+/// `--tenant-from query:org` reads a structured access record whose query
+/// string is a field of its own beside the path.
+#[test]
+fn a_query_rule_reads_a_query_kept_apart_from_the_path() {
+    let mut cat = Catalogue::builtin().expect("catalogue");
+    cat.rules.tenant_query_rules = vec!["org".to_string()];
+    let line = r#"{"time":"2025-07-11T15:42:13.002Z","level":"INFO","msg":"request","method":"GET","path":"/v2/projects/1301343","query":"org=tyrell-co&page=2","status":200,"duration_ms":62.8,"user_agent":"datasync/2.1","request_id":"6fc85ca747153bcbe29847137b3fb05a"}"#;
+    let text = format!("{line}\n{line}\n");
+    let input =
+        Input::from_reader("t".into(), Box::new(Cursor::new(text.into_bytes()))).expect("input");
+    let mut events: Vec<Event<'static>> = Vec::new();
+    parse_input(input, 0, &cat, &ParseOptions::default(), &mut events).expect("parse");
+    let tenants: Vec<Option<&str>> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Request(r) => Some(r.tenant.as_deref()),
+            _ => None,
+        })
+        .collect();
+    assert!(!tenants.is_empty(), "{events:?}");
+    assert!(
+        tenants.iter().all(|t| *t == Some("tyrell-co")),
+        "{tenants:?}"
+    );
+}
