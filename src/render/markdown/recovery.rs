@@ -218,7 +218,7 @@ pub(crate) fn section(out: &mut String, d: &Draft<'_>) {
     // maximum minutes before, with nothing failing yet, is a precursor the
     // timeline shows, not the first symptom.
     let first_symptom = r.timeline.iter().find(|e| {
-        e.ts >= *o
+        secs_between(o, &e.ts).is_some_and(|s| s >= 0)
             && !matches!(
                 e.kind,
                 TimelineKind::SurgeStart
