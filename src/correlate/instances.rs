@@ -48,7 +48,7 @@ pub struct InstanceHistory {
 }
 
 /// An instance's failed liveness/readiness probes.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ProbeFailures {
     pub first: Millis,
     pub last: Millis,

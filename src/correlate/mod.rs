@@ -128,6 +128,17 @@ impl Analysis {
         format!("{}:{}", self.input_name(o.input), o.line)
     }
 
+    /// The input the requests came from (the first request's), cited for
+    /// figures about requests as a whole; the first input when none was read.
+    pub fn request_input(&self) -> String {
+        self.totals
+            .iter()
+            .find(|c| c.requests > 0)
+            .map(|c| self.input_name(c.first.input).to_string())
+            .or_else(|| self.inputs.first().cloned())
+            .unwrap_or_default()
+    }
+
     pub fn input_name(&self, input: u32) -> &str {
         self.inputs.get(input as usize).map_or("?", String::as_str)
     }
@@ -333,7 +344,13 @@ pub fn correlate(agg: &Aggregates, opts: &CorrelateOptions) -> Result<Analysis, 
             let from = rel(span, window).start;
             span.start + run_start(&a.totals, range.clone(), from, idx(s)) as i64
         })
-        .and_then(|s| Some((s, a.totals.get(idx(s))?.first)));
+        .and_then(|s| {
+            // A second flagged for want of successes may hold no record: the
+            // nearest that does is the evidence (the last served before it).
+            let cells = a.totals.get(..=idx(s))?;
+            let c = cells.iter().rev().find(|c| c.requests > 0 || c.done > 0)?;
+            Some((s, c.first))
+        });
     a.latency_start = (window.start..window.end).find(|&s| at(&flags.latency, s));
     a.health = health_state(&health, span, window, range);
     a.outages = outages(
@@ -819,6 +836,9 @@ fn symptom_flags(
             }
         }
     }
+    for (o, f) in other.iter_mut().zip(instance_flags(&a.history, span)) {
+        *o |= f;
+    }
     // Seconds that only the coarse periods mark stay symptoms (the
     // incident's extent is unchanged) but are known as such.
     for (i, c) in coarse.iter_mut().enumerate() {
@@ -849,6 +869,47 @@ fn symptom_flags(
         coarse,
     }
 }
+
+/// The seconds of `span` that deaths the logs tell of mark as trouble: a
+/// crash, a watchdog's kill in the journal, a kill after failed checks. An
+/// orderly stop is none (a scale-in, a host replaced: it hurts no one), and
+/// the orchestrator's kills and failed probes are flagged as its events.
+fn instance_flags(h: &instances::InstanceHistory, span: Span) -> Vec<bool> {
+    let mut flags = vec![false; span.len()];
+    let mut mark = |from: Millis, to: Millis| {
+        let rel =
+            |t: Millis| (t.div_euclid(1000) - span.start).clamp(0, span.len() as i64) as usize;
+        if let Some(run) = flags.get_mut(rel(from)..rel(to + 1000).max(rel(from))) {
+            run.fill(true);
+        }
+    };
+    // The deaths the logs tell of (a crash, a watchdog's or a check's kill);
+    // the orchestrator's own kills and back-offs are events, flagged as such.
+    let logged_death = |c: &str| {
+        [
+            instances::CRASHED,
+            instances::KILLED_BY_WATCHDOG,
+            instances::KILLED_FOR_CHECK,
+        ]
+        .contains(&c)
+    };
+    for r in &h.restarts {
+        if r.cause.as_deref().is_some_and(logged_death) {
+            // Down until seen back, within bounds; never seen back (replaced,
+            // or the data ends), only the death itself is known.
+            mark(
+                r.down,
+                r.up.unwrap_or(r.down).min(r.down + UNPLANNED_DOWN_MAX_MS),
+            );
+        }
+    }
+    flags
+}
+
+/// How long after its death an instance counts as trouble at most: a pod in
+/// a crash loop's back-off is down for minutes while the rest of the fleet
+/// serves, so its absence is no symptom of its own; its dying is.
+const UNPLANNED_DOWN_MAX_MS: Millis = 30_000;
 
 /// What each second of a log count is expected to hold: the baseline's
 /// rate, or its rate per request times the second's requests when that is
@@ -1128,6 +1189,39 @@ mod tests {
         );
         // A baseline where nobody waited: any waiting caller counts.
         assert!(waiting_beyond_baseline(&pool, 2..4)[6]);
+    }
+
+    #[test]
+    fn deaths_the_logs_tell_of_are_symptoms_and_an_orderly_stop_is_not() {
+        let at = |s: i64| s * 1000;
+        let restart = |down: i64, up: Option<i64>, cause: Option<&str>| instances::Restart {
+            instance: "worker-6".into(),
+            down: at(down),
+            up: up.map(at),
+            source: Origin::default(),
+            cause: cause.map(str::to_string),
+        };
+        let h = instances::InstanceHistory {
+            restarts: vec![
+                restart(100, Some(111), Some(instances::KILLED_BY_WATCHDOG)),
+                // "Stopping WEB service... Deactivated successfully."
+                restart(300, None, None),
+                // Never seen back: only its death is known.
+                restart(500, None, Some(instances::CRASHED)),
+                // Back an hour later: counted for 30 s at most.
+                restart(600, Some(4200), Some(instances::CRASHED)),
+                // The orchestrator's kill is an event of its own.
+                restart(800, Some(820), Some("OOMKilled")),
+            ],
+            ..Default::default()
+        };
+        let f = instance_flags(&h, Span::new(0, 1000));
+        let marked = |a: usize, b: usize| f[a..b].iter().all(|x| *x);
+        assert!(marked(100, 112) && !f[99] && !f[112]);
+        assert!(!f[300..320].iter().any(|x| *x));
+        assert!(f[500] && !f[501] && !f[499]);
+        assert!(marked(600, 631) && !f[631]);
+        assert!(!f[800..830].iter().any(|x| *x));
     }
 
     #[test]

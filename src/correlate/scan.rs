@@ -105,6 +105,12 @@ pub fn clusters(agg: &Aggregates, span: Span, bucket: i64) -> Vec<Cluster> {
             *cell,
             *log,
             *events,
+        ) + unserved(
+            cells.get(from..i).unwrap_or_default(),
+            cells
+                .get(i + 1..(i + 1 + local).min(cells.len()))
+                .unwrap_or_default(),
+            *cell,
         );
         if sev <= 0.0 {
             continue;
@@ -181,6 +187,28 @@ pub fn bucket_severity(
     sev + 10.0 * f64::from(events)
 }
 
+/// Successes missing from a bucket that the hours on both sides of it
+/// served: a service down or crash-looping behind a balancer logs neither
+/// failures nor slow requests, only far fewer requests. Judged against the
+/// lower of the two sides' medians, so an evening's fall into a quiet night
+/// (low after it too) is no symptom, and only well below it, by Poisson
+/// margin and to a quarter, so a slow hour is not either. A missing request
+/// weighs half a failed one: some of the fall may be the callers'.
+pub fn unserved(before: &[Cell], after: &[Cell], c: Cell) -> f64 {
+    let side = |cells: &[Cell]| median(&cells.iter().map(|b| f64::from(b.ok)).collect::<Vec<_>>());
+    if before.is_empty() || after.is_empty() {
+        return 0.0;
+    }
+    let expected = side(before).min(side(after));
+    let ok = f64::from(c.ok);
+    let short = expected - 4.0 * expected.sqrt() - 3.0;
+    if expected >= 20.0 && ok < short && ok <= expected / 4.0 {
+        0.5 * (expected - ok)
+    } else {
+        0.0
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -209,6 +237,23 @@ mod tests {
             bucket_severity(&day, &[0; 180], cell(30, 0, 38.0), 0, 0),
             0.0
         );
+    }
+
+    #[test]
+    fn a_stretch_served_far_below_both_sides_is_a_symptom_and_a_night_is_not() {
+        let day: Vec<Cell> = (0..180).map(|_| cell(600, 1, 40.0)).collect();
+        let night: Vec<Cell> = (0..180).map(|_| cell(30, 0, 40.0)).collect();
+        // Down between two busy stretches: a dozen requests got through.
+        assert!(unserved(&day, &day, cell(12, 0, 900.0)) > 250.0);
+        // Into the night, and a night bucket itself.
+        assert_eq!(unserved(&day, &night, cell(30, 0, 40.0)), 0.0);
+        assert_eq!(unserved(&night, &night, cell(22, 0, 40.0)), 0.0);
+        // But nothing at all where a night serves thirty is.
+        assert!(unserved(&night, &night, cell(0, 0, 40.0)) > 0.0);
+        // A slow half hour is no outage.
+        assert_eq!(unserved(&day, &day, cell(400, 0, 40.0)), 0.0);
+        // Nothing to compare with at the edges of the data.
+        assert_eq!(unserved(&day, &[], cell(0, 0, 40.0)), 0.0);
     }
 
     #[test]

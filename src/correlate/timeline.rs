@@ -215,7 +215,16 @@ pub fn build(a: &Analysis) -> Vec<TimelineEntry> {
             )
         } else {
             let minute: u32 = from.iter().take(60).map(|c| c.failed).sum();
-            format!("Requests start failing ({minute} failed in the minute from then)")
+            if minute > 0 {
+                format!("Requests start failing ({minute} failed in the minute from then)")
+            } else {
+                // Flagged for want of successes, not for failures: the
+                // requests stopped arriving where the logs could see them.
+                let none = from.iter().take_while(|c| c.ok == 0).count();
+                format!(
+                    "Nothing is served: no request succeeds for {none} s (none is logged as failed either)"
+                )
+            }
         };
         out.push(TimelineEntry {
             ts: s * 1000,
@@ -329,16 +338,17 @@ pub fn build(a: &Analysis) -> Vec<TimelineEntry> {
             .all(|r| !unplanned(a, r))
             .then(|| nearest_change(a, first))
             .flatten();
-        if names.len() >= 2 && names.len() * 2 >= total {
-            let all = names.len() == total;
+        // Against the fleet running then: a scale-out's pods came later.
+        let running = a.running(total, names.len());
+        if names.len() >= 2 && names.len() * 2 >= running {
+            let all = names.len() == running;
             if let Some(change) = rollout {
                 out.push(TimelineEntry {
                     ts: first,
                     kind: TimelineKind::Restart,
                     text: format!(
-                        "{} of {} instances replaced within {spread} s by the {change} ({})",
+                        "{} of {running} instances replaced within {spread} s by the {change} ({})",
                         names.len(),
-                        a.running(total, names.len()),
                         names.join(", ")
                     ),
                     sources: group.iter().take(3).map(|r| a.source(r.source)).collect(),
@@ -354,10 +364,9 @@ pub fn build(a: &Analysis) -> Vec<TimelineEntry> {
                     TimelineKind::Restart
                 },
                 text: format!(
-                    "{} {} of {} instances restarted within {spread} s ({}){cause}",
+                    "{} {} of {running} instances restarted within {spread} s ({}){cause}",
                     if all { "All" } else { "" },
                     names.len(),
-                    a.running(total, names.len()),
                     names.join(", ")
                 )
                 .trim_start()

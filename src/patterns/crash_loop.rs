@@ -155,14 +155,19 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
         ));
     }
     let c = 0.55
-        + 0.2 * (looping.len() as f64 / a.fleet.len().max(1) as f64).min(1.0)
+        + 0.2
+            * (looping.len() as f64 / a.running(a.fleet.len(), looping.len()).max(1) as f64)
+                .min(1.0)
         + if shrinking > 0 { 0.1 } else { 0.0 }
         + if backoffs.is_empty() { 0.0 } else { 0.1 };
     sink.push(Finding {
         pattern: ID,
         title: format!(
-            "{} instance(s) crashed and restarted repeatedly",
-            looping.len()
+            "{} crashed and restarted repeatedly",
+            match looping.len() {
+                1 => "1 instance".to_string(),
+                n => format!("{n} instances"),
+            }
         ),
         confidence: confidence(c),
         start: looping

@@ -281,7 +281,7 @@ fn weigh<'a>(
                 r.cost_ratio,
                 r.share_of_busy_time * 100.0
             ),
-            a.inputs.first().cloned().unwrap_or_default(),
+            a.request_input(),
         ));
     } else {
         for_it += 0.05;
@@ -352,7 +352,7 @@ fn weigh<'a>(
             s.old_failed * 100.0,
             s.old_ms
         );
-        let input = a.inputs.first().cloned().unwrap_or_default();
+        let input = a.request_input();
         if s.worse() {
             for_it += 0.3;
             evidence.push(Evidence::new(text, input));

@@ -135,7 +135,7 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
     if users_hurt {
         evidence.push(Evidence::new(
             "user requests were failing or slow at the same time".to_string(),
-            a.inputs.first().cloned().unwrap_or_default(),
+            a.request_input(),
         ));
     }
     if sat_start.is_none() && !users_hurt {

@@ -233,7 +233,7 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
         None => hog,
     };
     let factor = hog.busy / hog.requests.max(1e-6);
-    let input = a.inputs.first().cloned().unwrap_or_default();
+    let input = a.request_input();
     let c = if hog.was {
         0.45
     } else {

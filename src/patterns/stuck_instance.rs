@@ -229,7 +229,7 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
     if stuck.is_empty() || stuck.len() * 2 >= active {
         return;
     }
-    let input = a.inputs.first().cloned().unwrap_or_default();
+    let input = a.request_input();
     let mut evidence = Vec::new();
     let mut worst: f64 = 1.0;
     let name = |i: usize| names.get(i).map_or("", String::as_str);

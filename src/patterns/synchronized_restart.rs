@@ -126,7 +126,7 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
                 clock(o.end * 1000),
                 o.len()
             ),
-            a.inputs.first().cloned().unwrap_or_default(),
+            a.request_input(),
         ));
     }
     let spread = (group.iter().map(|r| r.down).max().unwrap_or(first) - first) / 1000;

@@ -89,7 +89,7 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
                 continue;
             }
             let c = 0.5 + 0.3 * (ratio.log10() / 2.0).min(1.0) + 0.1;
-            let input = a.inputs.first().cloned().unwrap_or_default();
+            let input = a.request_input();
             let f = Finding {
                 pattern: ID,
                 title: format!("Clients stormed `{route}` as the service came back ({ratio:.0}x its usual rate)"),

@@ -21,6 +21,7 @@ use crate::patterns::Finding;
 use crate::redact::redact_text;
 use crate::zone::Zone;
 
+pub mod cascade;
 pub mod charts;
 pub mod culprit;
 
@@ -282,9 +283,37 @@ impl CulpritFigures {
     }
 }
 
+/// Seconds between two RFC 3339 instants.
+pub(crate) fn secs_between(a: &str, b: &str) -> Option<i64> {
+    let a = chrono::DateTime::parse_from_rfc3339(a).ok()?;
+    let b = chrono::DateTime::parse_from_rfc3339(b).ok()?;
+    Some((b - a).num_seconds())
+}
+
+/// The attribution with the tenant a trigger finding blames first and
+/// called the culprit, when it is among the rows.
+fn with_blame(
+    attr: &crate::correlate::attribution::Attribution,
+    blamed: Option<&str>,
+) -> crate::correlate::attribution::Attribution {
+    let mut out = attr.clone();
+    let at = blamed
+        .filter(|_| out.dimension == "tenant")
+        .and_then(|t| out.rows.iter().position(|r| r.value == t));
+    if let Some(i) = at {
+        let row = out.rows.remove(i);
+        out.rows.insert(0, row);
+        out.culprit = true;
+        out.organic = false;
+    }
+    out
+}
+
 /// The culprit's figures, when the attribution names one.
-fn culprit_figures(a: &Analysis) -> Option<CulpritFigures> {
-    let attr = &a.attribution;
+fn culprit_figures(
+    attr: &crate::correlate::attribution::Attribution,
+    a: &Analysis,
+) -> Option<CulpritFigures> {
     let row = attr.rows.first().filter(|_| attr.culprit)?;
     let (window, baseline) = (attr.window?, a.baseline?);
     let tenant_dim = attr.dimension == "tenant";
@@ -413,7 +442,38 @@ pub fn build(
         ));
     }
 
-    let attr = &a.attribution;
+    let findings: Vec<FindingJson> = findings
+        .iter()
+        .map(|f| FindingJson {
+            pattern: f.pattern.to_string(),
+            title: redact_text(&f.title).into_owned(),
+            confidence: f.confidence,
+            start: rfc3339(f.start),
+            end: rfc3339(f.end),
+            subject: SubjectJson {
+                tenant: f.subject.tenant.clone(),
+                integration: f.subject.integration.clone(),
+                instance: f.subject.instance.clone(),
+                endpoint: f.subject.endpoint.clone(),
+            },
+            evidence: f
+                .evidence
+                .iter()
+                .map(|e| EvidenceJson {
+                    text: redact_text(&e.text).into_owned(),
+                    source: e.source.clone(),
+                })
+                .collect(),
+            actions: f.actions.iter().map(|s| s.to_string()).collect(),
+        })
+        .collect();
+    // The attribution blames whom the draft blames: a tenant a trigger
+    // finding names (a slow integration through one endpoint, which the
+    // request-count attribution can miss) leads it and is no organic growth.
+    let onset = inc.map(|i| rfc3339(i.onset * 1000));
+    let blamed =
+        cascade::trigger(&findings, onset.as_deref()).and_then(|f| f.subject.tenant.clone());
+    let attr = &with_blame(&a.attribution, blamed.as_deref());
     let tenant_dim = attr.dimension == "tenant";
     Report {
         schema: SCHEMA,
@@ -491,31 +551,7 @@ pub fn build(
                 })
                 .collect(),
         },
-        findings: findings
-            .iter()
-            .map(|f| FindingJson {
-                pattern: f.pattern.to_string(),
-                title: redact_text(&f.title).into_owned(),
-                confidence: f.confidence,
-                start: rfc3339(f.start),
-                end: rfc3339(f.end),
-                subject: SubjectJson {
-                    tenant: f.subject.tenant.clone(),
-                    integration: f.subject.integration.clone(),
-                    instance: f.subject.instance.clone(),
-                    endpoint: f.subject.endpoint.clone(),
-                },
-                evidence: f
-                    .evidence
-                    .iter()
-                    .map(|e| EvidenceJson {
-                        text: redact_text(&e.text).into_owned(),
-                        source: e.source.clone(),
-                    })
-                    .collect(),
-                actions: f.actions.iter().map(|s| s.to_string()).collect(),
-            })
-            .collect(),
+        findings,
         inputs: inputs
             .iter()
             .map(|i| InputJson {
@@ -550,7 +586,7 @@ pub fn build(
             has_metrics: agg.metric_series().next().is_some(),
             has_infra: !agg.infra_events().is_empty(),
             templates: Default::default(),
-            culprit: culprit_figures(a),
+            culprit: culprit_figures(attr, a),
             requests_span: requests_span(a),
             latency_ms: inc.and(latency_ms(a)),
             instances_joined: if inc.is_some() {

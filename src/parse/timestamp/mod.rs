@@ -39,7 +39,9 @@ pub struct TimeParser {
     /// Year and month of the last timestamp read: the context a time
     /// without a year is placed in.
     context: Option<(i32, u32)>,
-    /// Whether any timestamp had no zone and was read in `zone`.
+    /// Whether any timestamp had no zone and was read as UTC for want of
+    /// one (no `--input-tz`): the report warns of it. Read in a zone the
+    /// user gave, it was read as asked.
     pub saw_zoneless: bool,
     /// The definition format that read the last new text: tried first, as
     /// the lines of one input share their layout.
@@ -101,13 +103,13 @@ impl TimeParser {
     pub fn parse_with_fraction(&mut self, text: &str) -> Option<(Millis, bool)> {
         if let Some((t, ms, zoneless, fraction)) = &self.last {
             if t == text {
-                self.saw_zoneless |= *zoneless;
+                self.saw_zoneless |= *zoneless && self.zone.is_utc();
                 return Some((*ms, *fraction));
             }
         }
         let (ms, zoneless) = self.parse_uncached(text.trim())?;
         let fraction = text.bytes().any(|b| b == b'.' || b == b',');
-        self.saw_zoneless |= zoneless;
+        self.saw_zoneless |= zoneless && self.zone.is_utc();
         self.last = Some((text.to_string(), ms, zoneless, fraction));
         if let Some(d) = DateTime::from_timestamp_millis(ms) {
             self.context = Some((d.year(), d.month()));

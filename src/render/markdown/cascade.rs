@@ -1,118 +1,12 @@
-//! Where each finding sits in the cascade, and how sure the draft says it is.
-//!
-//! In: the report's findings (the JSON sorts them by confidence). Out: the
-//! supported ones in causal order (what started it, then what ran out, then
-//! what made it worse; ties by start time) and the weaker ones apart; and
-//! for a confidence, the words a reader weighs it by.
+//! How sure the draft says each finding is, in words; the causal order
+//! itself is the report's ([`crate::report::cascade`]).
 //!
 //! ```text
-//! [retry_storm 1.00, tenant_surge 0.99, pool_exhaustion 0.95]
-//!   -> [tenant_surge, pool_exhaustion, retry_storm]
 //! 0.95 -> "the data shows", 0.75 -> "likely", 0.55 -> "possible"
 //! ```
 
 use crate::patterns::SUPPORTED;
-use crate::report::FindingJson;
-
-/// A finding's part in the story.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub(crate) enum Role {
-    /// What set it off: a client, a change, an instance, a dependency.
-    Trigger,
-    /// What ran out because of it.
-    Exhaustion,
-    /// What turned a degraded service into a worse one.
-    Amplifier,
-    /// What the data shows did not cause it.
-    RuledOut,
-}
-
-/// The role of a pattern id (`patterns.md`). An unknown id is told after the
-/// known ones: the draft cannot say where it belongs.
-pub(crate) fn role(pattern: &str) -> (Role, usize) {
-    const TRIGGERS: [&str; 7] = [
-        "tenant_surge",
-        "slow_request_hogging",
-        "deploy_regression",
-        "read_path_writes",
-        "stuck_instance",
-        "upstream_rate_limit",
-        "leak",
-    ];
-    const EXHAUSTION: [&str; 2] = ["pool_exhaustion", "backlog_growth"];
-    const AMPLIFIERS: [&str; 5] = [
-        "health_check_coupling",
-        "synchronized_restart",
-        "crash_loop",
-        "retry_storm",
-        "thundering_herd",
-    ];
-    if pattern == "red_herring_deploy" {
-        return (Role::RuledOut, 0);
-    }
-    for (r, list) in [
-        (Role::Trigger, &TRIGGERS[..]),
-        (Role::Exhaustion, &EXHAUSTION[..]),
-        (Role::Amplifier, &AMPLIFIERS[..]),
-    ] {
-        if let Some(i) = list.iter().position(|p| *p == pattern) {
-            return (r, i);
-        }
-    }
-    (Role::Amplifier, usize::MAX)
-}
-
-/// A trigger that began this long after the incident's onset came too late
-/// to have set it off: it joined the cascade (an OAuth provider limiting the
-/// service's re-logins 40 minutes into an outage was called its root
-/// cause). Five minutes is far past the time a trigger takes to show in
-/// per-second data, and past the two-minute gap that joins runs of symptoms.
-const LATE_TRIGGER_S: i64 = 300;
-
-/// A finding's role in this incident: its pattern's, except that a trigger
-/// which began [`LATE_TRIGGER_S`] after the onset made things worse rather
-/// than starting them.
-pub(crate) fn role_at(f: &FindingJson, onset: Option<&str>) -> (Role, usize) {
-    let r = role(&f.pattern);
-    let late = onset
-        .and_then(|o| super::secs_between(o, &f.start))
-        .is_some_and(|s| s > LATE_TRIGGER_S);
-    if r.0 == Role::Trigger && late {
-        (Role::Amplifier, usize::MAX - 1)
-    } else {
-        r
-    }
-}
-
-/// Supported findings in causal order, and the weaker ones (strongest
-/// first). A red herring is in neither: it is what was ruled out.
-pub(crate) fn ordered<'a>(
-    all: &'a [FindingJson],
-    onset: Option<&str>,
-) -> (Vec<&'a FindingJson>, Vec<&'a FindingJson>) {
-    let mut strong: Vec<&FindingJson> = all
-        .iter()
-        .filter(|f| f.confidence >= SUPPORTED && role(&f.pattern).0 != Role::RuledOut)
-        .collect();
-    // The role decides; among triggers a change comes first, since a
-    // change explains the others (a flag flip made an endpoint slow, and
-    // the slow requests showed a second before the flag's finding starts);
-    // then the start time (RFC 3339 in UTC sorts as text), then the
-    // catalogue's order.
-    let not_change = |f: &FindingJson| f.pattern != "deploy_regression";
-    strong.sort_by(|a, b| {
-        let (ra, rb) = (role_at(a, onset), role_at(b, onset));
-        ra.0.cmp(&rb.0)
-            .then(not_change(a).cmp(&not_change(b)))
-            .then(a.start.cmp(&b.start))
-            .then(ra.1.cmp(&rb.1))
-    });
-    let weak = all
-        .iter()
-        .filter(|f| f.confidence < SUPPORTED && role(&f.pattern).0 != Role::RuledOut)
-        .collect();
-    (strong, weak)
-}
+pub(crate) use crate::report::cascade::{ordered, role_at, Role};
 
 /// The certainty a confidence stands for, in the words the seeds use.
 pub(crate) fn certainty(confidence: f64) -> &'static str {

@@ -224,12 +224,7 @@ pub(crate) fn window_text(r: &Report) -> Option<String> {
     Some(format!("{} {}–{} UTC{local}", date(o), hms(o), hms(rec)))
 }
 
-/// Seconds between two RFC 3339 instants.
-pub(crate) fn secs_between(a: &str, b: &str) -> Option<i64> {
-    let a = chrono::DateTime::parse_from_rfc3339(a).ok()?;
-    let b = chrono::DateTime::parse_from_rfc3339(b).ok()?;
-    Some((b - a).num_seconds())
-}
+pub(crate) use crate::report::secs_between;
 
 /// The longest full interruption: its length in seconds and its range (the
 /// first of equal ones).
