@@ -59,6 +59,11 @@ const STANDS_OUT: f64 = 2.0;
 /// retries from a small client is no storm however large its share.
 const CLIENT_MIN_RETRIED: u64 = 20;
 
+/// How far a named client's re-sent count may exceed its own failures: a
+/// sampled estimate (1 path in N scaled up) errs by some; a count well
+/// above them cannot be its retries.
+const RESENT_OVER_FAILED: f64 = 1.2;
+
 /// Who retried: the whole service's clients, or one of them.
 struct Case {
     who: Option<(Dim, String)>,
@@ -70,9 +75,18 @@ struct Case {
     after_failure: u64,
     sent: u64,
     baseline_sent: u64,
+    /// Its requests that failed in the window.
+    failed: u64,
 }
 
 impl Case {
+    /// Whether its own failures could have prompted what it re-sent (work
+    /// asked for again after the failure point needs no failure of its own).
+    fn plausible(&self) -> bool {
+        self.resent_from.is_some()
+            || self.retried.requests as f64 <= RESENT_OVER_FAILED * self.failed as f64
+    }
+
     fn share(&self) -> f64 {
         (self.retried.requests as f64 / self.sent.max(1) as f64).min(1.0)
     }
@@ -101,6 +115,7 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
         resent_from: None,
         sent: sum(window),
         baseline_sent: sum(baseline),
+        failed: 0,
     };
     if all.retried.requests == 0 {
         return;
@@ -188,7 +203,12 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
     // The client that re-sent the most, if it stands out: never a lesser
     // one that does, which would point at a customer that re-sent a few
     // of its own requests beside the storm.
-    let top = most(cases.iter().filter(|t| enough(t))).filter(|t| stands_out(t));
+    // Nor one whose own failures could not have prompted what it re-sent:
+    // every re-send follows a failure of its own, so a count above them (a
+    // sampled estimate scaled up) is no figure to tell a customer by.
+    let top = most(cases.iter().filter(|t| enough(t)))
+        .filter(|t| stands_out(t))
+        .filter(|t| t.plausible());
     let judged = match top {
         Some(t) if t.share() > all.share() => t,
         _ => &all,
@@ -196,6 +216,9 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
     // Named only when it carries most of the retries: a small client that
     // re-sent most of its own few requests is one retrier among many, and
     // naming it for the storm points the follow-up at the wrong customer.
+    // And only when its own failures could have prompted what it re-sent:
+    // every re-send follows a failure of its own, so a count above them (a
+    // sampled estimate scaled up) is no figure to name a customer by.
     let named = top.filter(|t| t.retried.requests * 2 >= all.retried.requests);
     let rate_in = judged.sent as f64 / window.secs().max(1.0);
     let rate_base = judged.baseline_sent as f64 / baseline.secs().max(1.0);
@@ -247,6 +270,7 @@ fn client_case(cx: &Context<'_>, dim: Dim, s: &DimStats, window: Span, fail: Opt
         after_failure,
         sent: s.window_requests,
         baseline_sent: s.baseline_requests,
+        failed: s.window_failed,
     }
 }
 
@@ -421,4 +445,34 @@ fn resumed(cx: &Context<'_>, named: &Case, fail: i64, end: i64) -> i64 {
                 .map(|q| p + q)
         })
         .map_or(fail, |i| fail + i as i64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn case(resent: u64, failed: u64, resent_from: Option<i64>) -> Case {
+        Case {
+            who: Some((Dim::Tenant, "pied-labs".into())),
+            retried: crate::aggregate::paths::Retried {
+                requests: resent,
+                ..Default::default()
+            },
+            resent_from,
+            after_failure: resent,
+            sent: 2444,
+            baseline_sent: 1000,
+            failed,
+        }
+    }
+
+    /// A sampled estimate (1 path in 4) of 2,276 re-sent failures from a
+    /// client that had 1,840 failures is no figure to name it by.
+    #[test]
+    fn a_client_cannot_have_re_sent_more_failures_than_it_had() {
+        assert!(!case(2276, 1840, None).plausible());
+        assert!(case(2000, 1840, None).plausible());
+        // Work asked for again after the failure point is counted apart.
+        assert!(case(2276, 0, Some(100)).plausible());
+    }
 }

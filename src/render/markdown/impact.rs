@@ -84,6 +84,15 @@ pub(crate) fn section(out: &mut String, d: &Draft<'_>) {
             );
         }
     }
+    if let Some(n) = super::unarrived(r) {
+        let _ = writeln!(
+            out,
+            "- **Requests that did not arrive:** the logs hold {:.1} req/s in the window against {:.1} before: about {} fewer requests than usual reached the service. Requests refused in front of it (a balancer's 502 or 503, clients that gave up) are not in these inputs, so the failures above count only what reached it.",
+            r.extra.attribution_window_rate,
+            r.extra.attribution_baseline_rate,
+            count(n)
+        );
+    }
     if let Some(slow) = super::summary::slowdown(r) {
         let _ = writeln!(
             out,
@@ -98,7 +107,8 @@ pub(crate) fn section(out: &mut String, d: &Draft<'_>) {
             "- **Tenants:** {} of the {} active in the window saw at least one failed request{}.",
             imp.tenants_affected,
             active,
-            if spared > 0 {
+            // Where requests never reached the logs, "saw none" is not known.
+            if spared > 0 && super::unarrived(r).is_none() {
                 format!("; {spared} saw none")
             } else {
                 String::new()

@@ -226,6 +226,21 @@ pub(crate) fn window_text(r: &Report) -> Option<String> {
 
 pub(crate) use crate::report::secs_between;
 
+/// Requests the baseline's rate expected in the window that the logs do
+/// not hold, when fewer than half arrived over at least five minutes: a
+/// service down behind a balancer logs neither the failures the balancer
+/// returned nor the requests it turned away, so its own failure count says
+/// little of what users saw. None when the window kept its traffic.
+pub(crate) fn unarrived(r: &Report) -> Option<u64> {
+    let secs = r.incident.duration_s.filter(|s| *s >= 300)? as f64;
+    let (base, now) = (
+        r.extra.attribution_baseline_rate,
+        r.extra.attribution_window_rate,
+    );
+    (r.extra.has_requests && base > 0.0 && now < 0.5 * base)
+        .then(|| ((base - now) * secs).round() as u64)
+}
+
 /// The longest full interruption: its length in seconds and its range (the
 /// first of equal ones).
 pub(crate) fn longest_outage(r: &Report) -> Option<(i64, &SpanJson)> {

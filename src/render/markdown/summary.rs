@@ -175,6 +175,13 @@ pub(crate) fn section(out: &mut String, d: &Draft<'_>) {
                 count(imp.requests_total),
                 pct(imp.failed_share)
             );
+            if let Some(n) = super::unarrived(r) {
+                let _ = write!(
+                    s,
+                    "; about {} fewer requests than usual reached the service",
+                    count(n)
+                );
+            }
         }
         _ => s.push_str(
             " (no access log among the inputs, so how many requests failed is not known)",
@@ -318,6 +325,30 @@ mod tests {
             s.contains("from 10 requests in 31 min to 27,190 in 4 min 41 s"),
             "{s}"
         );
+    }
+
+    /// A service down behind a balancer: the app's own log holds a third
+    /// of the usual traffic and few failures; the draft says how many
+    /// requests never came, not only the 0.6% that failed where it could see.
+    #[test]
+    fn requests_that_never_arrived_are_counted_beside_the_failures() {
+        let mut r = bulk();
+        r.extra.culprit = None;
+        r.incident.duration_s = Some(5309);
+        r.extra.attribution_baseline_rate = 4.9;
+        r.extra.attribution_window_rate = 1.5;
+        let s = summary(&r);
+        assert!(
+            s.contains("; about 18,051 fewer requests than usual reached the service"),
+            "{s}"
+        );
+        let mut i = String::new();
+        crate::render::markdown::impact::section(&mut i, &Draft::new(&r));
+        assert!(i.contains("**Requests that did not arrive:**"), "{i}");
+        assert!(!i.contains("saw none"), "{i}");
+        // Traffic kept: nothing said.
+        r.extra.attribution_window_rate = 3.0;
+        assert!(!summary(&r).contains("fewer requests"));
     }
 
     #[test]
