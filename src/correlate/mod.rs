@@ -449,8 +449,11 @@ fn fleet(
     for r in &a.history.restarts {
         // One never seen back left the fleet when it went down (replaced
         // in a rollout): before the lookback, it is not the fleet that failed.
+        // Nor is one down from before the window until after it (a pod a
+        // deploy stopped and its rollback started again).
         let back = r.up.unwrap_or(r.down);
-        if r.down < hi && back >= lo {
+        let down_through = r.down < lo && back > hi;
+        if r.down < hi && back >= lo && !down_through {
             out.insert(r.instance.clone());
         }
     }
@@ -468,10 +471,21 @@ fn fleet(
         }
     }
     if !agg.has_values(Dim::Instance) {
-        // No instance in the access log: the ones logging in the window.
+        // No instance in the access log: the ones logging in the window,
+        // less those down all through it. A log's first and last lines
+        // span its gaps: a pod a deploy stopped and its rollback started
+        // again logged before and after an incident it had no part in.
+        let (ws, we) = (window.start * 1000, window.end * 1000);
+        let down_through = |inst: &str| {
+            a.history
+                .restarts
+                .iter()
+                .any(|r| r.instance == inst && r.down <= ws && r.up.is_some_and(|u| u >= we))
+        };
         for (inst, (from, to)) in agg.logged() {
-            if from < near.end && to >= near.start {
-                out.insert(a.ids.canonical(&inst));
+            let name = a.ids.canonical(&inst);
+            if from < near.end && to >= near.start && !down_through(&name) {
+                out.insert(name);
             }
         }
     }

@@ -52,6 +52,44 @@ fn without_names(text: &str) -> String {
     }
 }
 
+/// How long before an input begins other inputs must show restarts for it
+/// to have been cut short.
+const LATE_INPUT_S: i64 = 60;
+
+/// Where a symptom's first record comes from an export that was cut short
+/// (an ECS service keeps its last 100 events), the row says so: the export
+/// begins after the onset, and other inputs show instances restarting
+/// before it begins, which an orchestrator's full record would hold. An
+/// event stream that simply has nothing before its first failure is no
+/// news: events come only when something happens.
+fn late_export(d: &Draft<'_>, e: &TimelineJson) -> Option<String> {
+    if e.kind != TimelineKind::HealthChecksFailing {
+        return None;
+    }
+    let onset = d.r.incident.onset.as_deref()?;
+    let source = e.sources.first()?;
+    let input =
+        d.r.inputs
+            .iter()
+            .filter(|i| source.starts_with(&i.path))
+            .max_by_key(|i| i.path.len())?;
+    let first = input.first_ts.as_deref()?;
+    let restarted_before = d.r.timeline.iter().any(|x| {
+        matches!(
+            x.kind,
+            TimelineKind::Restart | TimelineKind::Crash | TimelineKind::AllInstancesRestarted
+        ) && secs_between(&x.ts, first).is_some_and(|s| s > LATE_INPUT_S)
+            && !x.sources.iter().any(|s| s.starts_with(&input.path))
+    });
+    (secs_between(onset, first)? > LATE_INPUT_S && restarted_before).then(|| {
+        let name = input.path.rsplit('/').next().unwrap_or(&input.path);
+        format!(
+            "the first in `{name}`, which begins only at {}, after restarts other inputs show, so earlier failures would not show",
+            hms(first)
+        )
+    })
+}
+
 /// The rows, coalesced and worded.
 fn rows(d: &Draft<'_>) -> Vec<Row> {
     let tl = &d.r.timeline;
@@ -116,6 +154,10 @@ fn rows(d: &Draft<'_>) -> Vec<Row> {
                 .as_deref()
                 .and_then(|o| super::secs_between(o, &e.ts))
                 .is_none_or(|s| s <= 0);
+        let text = match late_export(d, e) {
+            Some(note) => format!("{text}: {note}"),
+            None => text,
+        };
         let text = match e.kind {
             TimelineKind::Rollback => format!("**Responder action:** {text}"),
             TimelineKind::ScaleOut | TimelineKind::FlagChange if !before_onset => {
@@ -236,6 +278,50 @@ mod tests {
             t.contains("against 10 requests in the 31 min before"),
             "{t}"
         );
+    }
+
+    /// An ECS service's events are its last 100: the first failed check in
+    /// them came 46 min into a crash loop, and the row said "start failing".
+    #[test]
+    fn a_symptom_first_seen_in_an_export_that_begins_late_says_so() {
+        let mut r = bulk();
+        let input = |path: &str, first: &str| crate::report::InputJson {
+            path: path.to_string(),
+            format: "ecs_events".to_string(),
+            lines: 100,
+            parsed: 100,
+            skipped: 0,
+            first_ts: Some(first.to_string()),
+            last_ts: None,
+            skipped_by_reason: Default::default(),
+            inner_format: None,
+            first_skipped: Vec::new(),
+        };
+        r.inputs = vec![input("out/ecs.json", "2026-10-01T07:58:30Z")];
+        r.timeline.push(TimelineJson {
+            ts: "2026-10-01T07:58:40Z".to_string(),
+            kind: TimelineKind::HealthChecksFailing,
+            text: "Health checks start failing (on 3 of 3 instances)".to_string(),
+            sources: vec!["out/ecs.json:12".to_string()],
+        });
+        // Nothing before it: an event stream begins with its first event.
+        assert!(!table(&r).contains("begins only at"), "{}", table(&r));
+        // Instances restarting before it began, in another input: cut short.
+        r.timeline.push(TimelineJson {
+            ts: "2026-10-01T07:57:10Z".to_string(),
+            kind: TimelineKind::Restart,
+            text: "api-2 restarted".to_string(),
+            sources: vec!["app.jsonl:7".to_string()],
+        });
+        r.timeline.sort_by(|a, b| a.ts.cmp(&b.ts));
+        assert!(
+            table(&r).contains("(on 3 of 3 instances): the first in `ecs.json`, which begins only at 07:58:30, after restarts other inputs show"),
+            "{}",
+            table(&r)
+        );
+        // An export that reaches back before the onset says nothing more.
+        r.inputs = vec![input("out/ecs.json", "2026-10-01T07:00:00Z")];
+        assert!(!table(&r).contains("begins only at"));
     }
 
     #[test]
