@@ -142,7 +142,10 @@ pub(crate) fn section(out: &mut String, d: &Draft<'_>) {
         let healthy = running.saturating_sub(names.len());
         let mut rest = Vec::new();
         if healthy > 0 {
-            rest.push(format!("the other {healthy} stayed healthy"));
+            rest.push(match healthy {
+                1 => "the other one stayed healthy".to_string(),
+                n => format!("the other {n} stayed healthy"),
+            });
         }
         if joined > 0 {
             rest.push(format!(
@@ -258,5 +261,7 @@ mod tests {
         r.impact.instances_total = 5;
         assert!(impact(&r).contains("3 of 5 affected"));
         assert!(impact(&r).contains("the other 2 stayed healthy"));
+        r.impact.instances_total = 4;
+        assert!(impact(&r).contains("the other one stayed healthy"));
     }
 }
