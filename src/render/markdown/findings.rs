@@ -104,11 +104,7 @@ pub(crate) fn section(out: &mut String, d: &Draft<'_>, src: &mut Sources) {
             "The rest of each finding's evidence is in the appendix.\n"
         );
     }
-    let weak: Vec<_> = d
-        .weak
-        .iter()
-        .filter(|f| !super::ruled_out::coupling_ruled_out(d, f))
-        .collect();
+    let weak = d.weak_signals();
     if !weak.is_empty() {
         let _ = writeln!(
             out,
@@ -172,5 +168,21 @@ mod tests {
             "{out}"
         );
         assert!(!out.contains("14950x"), "{out}");
+    }
+
+    /// A finding at next to no confidence is no signal: "clients retried
+    /// failed requests (cannot be determined, 0.00)" read as a claim.
+    #[test]
+    fn weaker_signals_leave_out_those_at_next_to_no_confidence() {
+        use crate::render::markdown::fixture::finding;
+        let mut r = bulk();
+        r.findings.push(finding("retry_storm", 0.0, "07:58:59"));
+        r.findings.push(finding("backlog_growth", 0.3, "07:58:00"));
+        let d = Draft::new(&r);
+        let mut out = String::new();
+        section(&mut out, &d, &mut Sources::default());
+        let weak = out.split("Weaker signals").nth(1).unwrap_or_default();
+        assert!(weak.contains("0.30; `backlog_growth`"), "{out}");
+        assert!(!weak.contains("0.00"), "{out}");
     }
 }

@@ -63,6 +63,10 @@ pub(crate) struct Draft<'a> {
     pub warnings: Vec<String>,
 }
 
+/// Below this a weaker finding is no signal worth a line of the draft (the
+/// JSON keeps it).
+const NO_SIGNAL: f64 = 0.1;
+
 impl<'a> Draft<'a> {
     pub fn new(r: &'a Report) -> Draft<'a> {
         let (findings, weak) = cascade::ordered(&r.findings, r.incident.onset.as_deref());
@@ -74,6 +78,18 @@ impl<'a> Draft<'a> {
             culprit: checked.culprit,
             warnings: checked.warnings,
         }
+    }
+
+    /// The weaker findings the draft lists as signals: not those ruled out
+    /// (said under Ruled out), nor those at next to no confidence ("clients
+    /// retried ... (0.00)" read as a claim that they did).
+    pub fn weak_signals(&self) -> Vec<&'a FindingJson> {
+        self.weak
+            .iter()
+            .copied()
+            .filter(|f| f.confidence >= NO_SIGNAL)
+            .filter(|f| !ruled_out::coupling_ruled_out(self, f))
+            .collect()
     }
 
     /// The first supported finding of `pattern`, in causal order.

@@ -117,7 +117,7 @@ pub(crate) fn section(out: &mut String, d: &Draft<'_>) {
         let _ = writeln!(
             out,
             "No incident was found in the inputs ({span}). Error rates, latency, health checks and restarts stayed within their baseline, so this report names no cause and no culprit.{}\n",
-            if d.weak.is_empty() {
+            if d.weak_signals().is_empty() {
                 ""
             } else {
                 " Weaker signals are listed under Root cause for completeness."
