@@ -446,14 +446,20 @@ fn fleet(
             out.insert(p.instance.clone());
         }
     }
+    // Down from before the window until after it (a pod a deploy stopped
+    // and its rollback started again): not the fleet that failed, whatever
+    // its records around the window say.
+    let down_through = |inst: &str| {
+        a.history
+            .restarts
+            .iter()
+            .any(|r| r.instance == inst && r.down < lo && r.up.is_some_and(|u| u > hi))
+    };
     for r in &a.history.restarts {
         // One never seen back left the fleet when it went down (replaced
         // in a rollout): before the lookback, it is not the fleet that failed.
-        // Nor is one down from before the window until after it (a pod a
-        // deploy stopped and its rollback started again).
         let back = r.up.unwrap_or(r.down);
-        let down_through = r.down < lo && back > hi;
-        if r.down < hi && back >= lo && !down_through {
+        if r.down < hi && back >= lo && !down_through(&r.instance) {
             out.insert(r.instance.clone());
         }
     }
@@ -472,16 +478,8 @@ fn fleet(
     }
     if !agg.has_values(Dim::Instance) {
         // No instance in the access log: the ones logging in the window,
-        // less those down all through it. A log's first and last lines
-        // span its gaps: a pod a deploy stopped and its rollback started
-        // again logged before and after an incident it had no part in.
-        let (ws, we) = (window.start * 1000, window.end * 1000);
-        let down_through = |inst: &str| {
-            a.history
-                .restarts
-                .iter()
-                .any(|r| r.instance == inst && r.down <= ws && r.up.is_some_and(|u| u >= we))
-        };
+        // less those down all through it (a log's first and last lines
+        // span its gaps).
         for (inst, (from, to)) in agg.logged() {
             let name = a.ids.canonical(&inst);
             if from < near.end && to >= near.start && !down_through(&name) {
@@ -890,13 +888,7 @@ fn symptom_flags(
 /// the orchestrator's kills and failed probes are flagged as its events.
 fn instance_flags(h: &instances::InstanceHistory, span: Span) -> Vec<bool> {
     let mut flags = vec![false; span.len()];
-    let mut mark = |from: Millis, to: Millis| {
-        let rel =
-            |t: Millis| (t.div_euclid(1000) - span.start).clamp(0, span.len() as i64) as usize;
-        if let Some(run) = flags.get_mut(rel(from)..rel(to + 1000).max(rel(from))) {
-            run.fill(true);
-        }
-    };
+    let rel = |t: Millis| (t.div_euclid(1000) - span.start).clamp(0, span.len() as i64) as usize;
     // The deaths the logs tell of (a crash, a watchdog's or a check's kill);
     // the orchestrator's own kills and back-offs are events, flagged as such.
     let logged_death = |c: &str| {
@@ -911,10 +903,10 @@ fn instance_flags(h: &instances::InstanceHistory, span: Span) -> Vec<bool> {
         if r.cause.as_deref().is_some_and(logged_death) {
             // Down until seen back, within bounds; never seen back (replaced,
             // or the data ends), only the death itself is known.
-            mark(
-                r.down,
-                r.up.unwrap_or(r.down).min(r.down + UNPLANNED_DOWN_MAX_MS),
-            );
+            let back = r.up.unwrap_or(r.down).min(r.down + UNPLANNED_DOWN_MAX_MS);
+            if let Some(run) = flags.get_mut(rel(r.down)..rel(back + 1000).max(rel(r.down))) {
+                run.fill(true);
+            }
         }
     }
     flags

@@ -216,9 +216,6 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
     // Named only when it carries most of the retries: a small client that
     // re-sent most of its own few requests is one retrier among many, and
     // naming it for the storm points the follow-up at the wrong customer.
-    // And only when its own failures could have prompted what it re-sent:
-    // every re-send follows a failure of its own, so a count above them (a
-    // sampled estimate scaled up) is no figure to name a customer by.
     let named = top.filter(|t| t.retried.requests * 2 >= all.retried.requests);
     let rate_in = judged.sent as f64 / window.secs().max(1.0);
     let rate_base = judged.baseline_sent as f64 / baseline.secs().max(1.0);

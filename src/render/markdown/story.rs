@@ -112,13 +112,7 @@ fn step(d: &Draft<'_>, f: &FindingJson, after_trigger: Option<&str>) -> String {
             });
             // The impact gives the longest interruption: where another was
             // longer, the story says so rather than seem to contradict it.
-            let longest = d
-                .r
-                .impact
-                .full_outages
-                .iter()
-                .filter_map(|o| secs_between(&o.start, &o.end))
-                .max();
+            let longest = super::longest_outage(d.r).map(|(l, _)| l);
             match with_it.max() {
                 Some(s) => format!(
                     "Then {}{h} ({at} UTC), turning a degraded service into a full interruption of {}{}.",
