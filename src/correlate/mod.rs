@@ -25,6 +25,7 @@ pub mod timeline;
 mod versions;
 
 pub use attribution::{Attribution, AttributionRow};
+pub use change_text::{told, version_in};
 pub use instances::{killed_by_check, killed_by_watchdog, InstanceHistory, ProbeFailures, Restart};
 pub use onset::{Incident, WINDOW};
 pub use pool::{PoolInstance, PoolState};
@@ -879,6 +880,7 @@ fn symptom_flags(
         causes: Vec::new(),
         heads,
         coarse,
+        timed: a.totals.iter().map(|c| c.timed).collect(),
     }
 }
 

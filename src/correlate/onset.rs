@@ -45,6 +45,9 @@ pub struct Flags {
     pub heads: Vec<(usize, usize)>,
     /// Seconds whose only symptom is a coarse period's (see `heads`).
     pub coarse: Vec<bool>,
+    /// Timed requests per second (empty: not known, as in tests of
+    /// flags alone).
+    pub timed: Vec<u32>,
 }
 
 impl Flags {
@@ -372,6 +375,25 @@ pub fn extend(flags: &mut [bool], back: &[Option<bool>], above: &[Option<bool>])
 /// Find the incident in the flags: the cluster of symptoms (merged across
 /// short gaps) with the most symptomatic seconds, its onset moved back to
 /// the start of any cause that runs into it.
+/// A cluster whose only symptom is latency, carried by fewer timed
+/// requests than two latency windows hold: one window's mean is what a
+/// burst of a few slow requests moves (at a request every five seconds, a
+/// night's hundreds of windows will hold one such burst), and a slowdown
+/// worth the name shows in more than one window's worth of requests.
+fn latency_of_one_window(flags: &Flags, range: std::ops::Range<usize>) -> bool {
+    if flags.timed.is_empty() {
+        return false;
+    }
+    let only_latency = range
+        .clone()
+        .all(|i| flags.errors.get(i) != Some(&true) && flags.other.get(i) != Some(&true));
+    let timed: f64 = range
+        .filter(|&i| flags.latency.get(i) == Some(&true))
+        .map(|i| f64::from(flags.timed.get(i).copied().unwrap_or(0)))
+        .sum();
+    only_latency && timed < 2.0 * LATENCY_MIN_TIMED
+}
+
 pub fn find(span: Span, flags: &Flags) -> Option<Incident> {
     let n = span.len();
     let mut clusters: Vec<(usize, usize, usize)> = Vec::new(); // (first, last, symptomatic secs)
@@ -396,6 +418,7 @@ pub fn find(span: Span, flags: &Flags) -> Option<Incident> {
     let qualifying: Vec<(usize, usize, usize)> = clusters
         .into_iter()
         .filter(|c| (c.1 - c.0) as i64 + 1 >= MIN_INCIDENT_SECS && c.2 >= MIN_SYMPTOM_SECS)
+        .filter(|c| !latency_of_one_window(flags, c.0..c.1 + 1))
         .collect();
     let best = qualifying
         .iter()
@@ -519,7 +542,29 @@ mod tests {
             causes: vec![vec![false; n]],
             heads: Vec::new(),
             coarse: Vec::new(),
+            timed: Vec::new(),
         }
+    }
+
+    /// A night's slow burst: 82 s of latency flags over 19 timed requests
+    /// (a request every four seconds) is one window's mean, no incident;
+    /// the same run over a busier minute, or with failures in it, is one.
+    #[test]
+    fn latency_of_one_window_of_requests_is_no_incident() {
+        let n = 600;
+        let mut f = flags(n);
+        f.timed = (0..n).map(|i| u32::from(i % 4 == 0)).collect();
+        for i in 100..182 {
+            f.latency[i] = true;
+        }
+        assert_eq!(find(Span::new(0, n as i64), &f), None);
+        f.timed = vec![1; n];
+        assert!(find(Span::new(0, n as i64), &f).is_some());
+        f.timed = (0..n).map(|i| u32::from(i % 4 == 0)).collect();
+        for i in 150..175 {
+            f.errors[i] = true;
+        }
+        assert!(find(Span::new(0, n as i64), &f).is_some());
     }
 
     fn timed(ms: u64) -> Cell {

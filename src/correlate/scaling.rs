@@ -51,10 +51,11 @@ pub fn scale_outs(events: &[InfraEvent], rules: &ScalingRules) -> Vec<ScaleOut> 
             continue;
         };
         let set = step.set.clone().unwrap_or_else(|| e.object.clone());
-        let before = match step.to {
+        let known = match step.to {
             Some(t) => size.insert(set.clone(), t),
             None => size.get(&set).copied(),
         };
+        let before = step.from.or(known);
         let up = match (step.up, before, step.to) {
             (Some(up), _, _) => up,
             (None, Some(b), Some(t)) => t > b,

@@ -578,14 +578,23 @@ fn scale_outs(a: &Analysis, near: Span) -> Vec<TimelineEntry> {
                 (None, Some(t)) => format!(" to {t} instances"),
                 _ => String::new(),
             };
+            let (rest, why) = super::change_text::told(&s.message);
+            // "3->8" says again what the sizes say.
+            let rest: Vec<&str> = rest
+                .split_whitespace()
+                .filter(|w| !(s.from.is_some() && s.to.is_some() && w.contains("->")))
+                .collect();
+            let mut text = format!("`{}` scaled out{size}", s.group);
+            if !rest.is_empty() {
+                text.push_str(&format!(": {}", rest.join(" ")));
+            }
+            if let Some(why) = why {
+                text.push_str(&format!(" (reason given: \"{why}\")"));
+            }
             TimelineEntry {
                 ts: s.ts,
                 kind: TimelineKind::ScaleOut,
-                text: format!(
-                    "`{}` scaled out{size}: {}",
-                    s.group,
-                    crate::redact::redact_text(s.message.trim())
-                ),
+                text,
                 sources: vec![a.source(s.origin)],
             }
         })

@@ -25,6 +25,8 @@ pub struct ScaleStep {
     pub set: Option<String>,
     /// Its new size, when the message gives it.
     pub to: Option<u32>,
+    /// Its size before, when the message gives it.
+    pub from: Option<u32>,
 }
 
 /// `scaling` in `parsers/signals.json`: message regexes, each with optional
@@ -77,7 +79,8 @@ impl ScalingRules {
             Some(ScaleStep {
                 up,
                 set: c.name("set").map(|m| m.as_str().to_string()),
-                to: c.name("to").and_then(|m| m.as_str().parse().ok()),
+                to: num("to"),
+                from: num("from"),
             })
         })
     }
@@ -97,6 +100,15 @@ mod tests {
                 up,
                 set: set.map(str::to_string),
                 to,
+                from: None,
+            })
+        };
+        let sized = |up, to, from| {
+            Some(ScaleStep {
+                up: Some(up),
+                set: None,
+                to: Some(to),
+                from: Some(from),
             })
         };
         let cases = [
@@ -121,8 +133,8 @@ mod tests {
                 step(None, None, Some(6)),
             ),
             // A change log's scale line, after its service.
-            (" 3->6 by oncall reason=\"p99 above SLO\"", step(Some(true), None, Some(6))),
-            (" 6 -> 4 by autoscaler", step(Some(false), None, Some(4))),
+            (" 3->6 by oncall reason=\"p99 above SLO\"", sized(true, 6, 3)),
+            (" 6 -> 4 by autoscaler", sized(false, 4, 6)),
             ("Created pod: api-7c9d8b6f5-x9q2d", None),
         ];
         for (message, want) in cases {

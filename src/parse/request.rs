@@ -261,7 +261,7 @@ pub(super) fn tenant<'f>(
 }
 
 /// An API key or client id (shown only as a short hash, after the user
-/// agent's product token when a program sent it: `crm-sync key:95c7029c`,
+/// agent's product token when a program sent it: `crm-sync (key hash 95c7029c)`,
 /// so that a reader knows the key's integration by name), else the user
 /// agent's product token.
 fn integration<'f>(
@@ -292,8 +292,8 @@ fn integration<'f>(
     let program = token.filter(|t| !rules.is_browser_token(t));
     if let Some(k) = key {
         return Some(Cow::Owned(match program {
-            Some(p) => format!("{p} key:{}", short_hash(&k)),
-            None => format!("key:{}", short_hash(&k)),
+            Some(p) => format!("{p} (key hash {})", short_hash(&k)),
+            None => format!("key hash {}", short_hash(&k)),
         }));
     }
     match (token, program) {

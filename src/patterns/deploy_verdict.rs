@@ -102,22 +102,31 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
         for_it,
         against,
         evidence,
+        leaked,
     } = w;
+    // A deploy is called by what it shipped where the record names a
+    // version: the object may be only an environment (`production`).
+    let name = match crate::correlate::version_in(&change.message).filter(|_| what == "deploy") {
+        Some(v) => format!("{v} to `{}`", change.object),
+        None => format!("`{}`", change.object),
+    };
+    let mechanism = if leaked {
+        ": it took database connections and did not give them back"
+    } else {
+        ""
+    };
     let (pattern, c, title, actions) = if for_it >= 0.3 && against < 0.3 {
         (
             REGRESSION,
             0.35 + for_it - against,
-            format!("The {what} of `{}` caused the incident", change.object),
+            format!("The {what} of {name} caused the incident{mechanism}"),
             REGRESSION_ACTIONS,
         )
     } else if against >= 0.3 {
         (
             RED_HERRING,
             0.3 + against - for_it / 2.0,
-            format!(
-                "The {what} of `{}` does not explain the incident",
-                change.object
-            ),
+            format!("The {what} of {name} does not explain the incident"),
             RED_HERRING_ACTIONS,
         )
     } else {
@@ -126,8 +135,7 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
             REGRESSION,
             0.2 + for_it,
             format!(
-                "The {what} of `{}` may have contributed; the data neither ties the symptoms to it nor rules it out",
-                change.object
+                "The {what} of {name} may have contributed; the data neither ties the symptoms to it nor rules it out"
             ),
             REGRESSION_ACTIONS,
         )
@@ -207,6 +215,8 @@ struct Weighed<'a> {
     for_it: f64,
     against: f64,
     evidence: Vec<Evidence>,
+    /// Connections in use climbed from the change at the same load.
+    leaked: bool,
 }
 
 /// Orders changes for a tie: before the onset beats after, and among those
@@ -322,6 +332,7 @@ fn weigh<'a>(
         .span
         .filter(|_| !a.attribution.culprit && change.ts <= onset)
         .and_then(|span| super::leak::since(cx.agg, &a.totals, span, change.ts, onset));
+    let leaked = leak.is_some();
     if let Some(l) = leak {
         for_it += 0.3;
         evidence.push(Evidence::new(
@@ -367,5 +378,6 @@ fn weigh<'a>(
         for_it,
         against,
         evidence,
+        leaked,
     }
 }

@@ -15,6 +15,9 @@ use crate::correlate::ProbeFailures;
 
 pub const ID: &str = "health_check_coupling";
 
+/// The most this finding can claim (see `detect`): "likely" in words.
+const LIKELY_AT_MOST: f64 = 0.85;
+
 /// Failures of one instance's probe that make a repeat (see `detect`).
 const PROBE_REPEATS: u32 = 2;
 
@@ -150,6 +153,11 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
     if !repeated && access_failing.is_empty() && killed_by_probe.is_empty() {
         c = c.min(0.45);
     }
+    // Failing together with a saturated pool is what the data can show;
+    // that the check itself waits for a connection, rather than for a
+    // worker or the CPU the users' requests also filled, it cannot (a
+    // probe's handler is not in any log): likely, not shown.
+    c = c.min(LIKELY_AT_MOST);
     sink.push(Finding {
         pattern: ID,
         title: format!(

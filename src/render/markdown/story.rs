@@ -30,7 +30,7 @@ pub(crate) fn phrase(pattern: &str) -> Option<&'static str> {
         "pool_exhaustion" => "the database connection pools ran out",
         "backlog_growth" => "queued work piled up faster than it drained",
         "health_check_coupling" => {
-            "health checks, answered by the same overloaded servers, failed along with user traffic"
+            "health checks, answered by the same struggling servers, failed along with user traffic"
         }
         "synchronized_restart" => "the instances were restarted all at once",
         "crash_loop" => "instances crashed and restarted repeatedly",
@@ -97,7 +97,7 @@ fn step(d: &Draft<'_>, f: &FindingJson, after_trigger: Option<&str>) -> String {
         }
         "backlog_growth" => format!("{t}{h} from {at} UTC: queued work grew faster than it drained."),
         "health_check_coupling" => format!(
-            "The health checks are answered by the same overloaded servers, so {}{h} from {at} UTC, and slow servers looked dead.",
+            "The health checks are answered by the same struggling servers, so {}{h} from {at} UTC, and slow servers looked dead.",
             lower_first(&t)
         ),
         "synchronized_restart" => {

@@ -260,8 +260,19 @@ pub(crate) fn section(out: &mut String, d: &Draft<'_>) {
     {
         let _ = write!(s, " {}.", f.title.trim_end_matches('.'));
     }
+    // Without a cause in the data, the responders' own words on the action
+    // that ended it are the best lead: quoted as theirs, not as a finding,
+    // once (not also inside the action's own text).
+    let caused = d.findings.iter().any(|f| d.role(f) == Role::Trigger);
+    let why = recovery::action(d)
+        .and_then(|t| stated_reason(&t.text).map(str::to_string))
+        .filter(|_| !caused);
     match (recovery::ended(d), &r.incident.recovered) {
         (Some(e), Some(rec)) => {
+            let e = match &why {
+                Some(w) => e.replace(&format!(" (reason given: \"{w}\")"), ""),
+                None => e,
+            };
             let _ = write!(
                 s,
                 " It ended with {e}; error rate and latency were normal from {} UTC.",
@@ -283,11 +294,7 @@ pub(crate) fn section(out: &mut String, d: &Draft<'_>) {
         }
         _ => {}
     }
-    // Without a cause in the data, the responders' own words on the action
-    // that ended it are the best lead: quoted as theirs, not as a finding.
-    let caused = d.findings.iter().any(|f| d.role(f) == Role::Trigger);
-    let why = recovery::action(d).and_then(|t| stated_reason(&t.text));
-    if let (false, Some(why)) = (caused, why) {
+    if let Some(why) = why {
         let _ = write!(
             s,
             " The responders gave their reason for that action as \"{why}\": the data alone names no cause, so that is the lead to confirm."

@@ -93,6 +93,15 @@ pub fn measure(d: &Draw, w: &World, g: &Ground) -> Truth {
     if w.end - recovered < 10 * 60_000 {
         problems.push("the recovery leaves less than 10 min after it".into());
     }
+    // A baseline that fails requests as a matter of course is a service
+    // the draw's load broke before its fault (a ramp past capacity): an
+    // onset put at the fault would contradict what the data shows.
+    if s.fail_rate > 0.05 {
+        problems.push(format!(
+            "the baseline before the fault fails {:.0}% of requests",
+            s.fail_rate * 100.0
+        ));
+    }
     let sh = shares::measure(w, g, &s).expect("an incident has shares");
     let blame = shares::blame(d, w, Some(&sh));
     let c = Ctx {
