@@ -518,9 +518,18 @@ pub fn died_of(cause: &str) -> bool {
 /// (`near_change`, asked only then).
 pub fn planned(cause: Option<&str>, near_change: impl FnOnce() -> bool) -> bool {
     match cause {
-        Some(c) => !died_of(c),
-        None => near_change(),
+        Some(c) if died_of(c) => false,
+        Some(c) if !says_no_reason(c) => true,
+        _ => near_change(),
     }
+}
+
+/// Words that say a stop happened but not why: ECS's "(service app) has
+/// stopped 1 running tasks: (task …)" follows a crash, a failed health
+/// check, a deploy and a scale-in alike, so it is weighed as no cause.
+fn says_no_reason(cause: &str) -> bool {
+    let c = cause.to_ascii_lowercase();
+    c.contains("has stopped") && c.contains("running task")
 }
 
 impl Restart {
@@ -827,5 +836,18 @@ mod tests {
         for (message, want) in cases {
             assert_eq!(rules.signal_of(message), want, "{message}");
         }
+    }
+
+    /// ECS says a service stopped a task, not why: near a change it was the
+    /// rollout, away from one it died; a stated orderly stop is planned.
+    #[test]
+    fn a_stop_that_gives_no_reason_is_planned_only_near_a_change() {
+        let ecs = "(service app) has stopped 1 running tasks: (task 30b9dd92).";
+        assert!(!planned(Some(ecs), || false));
+        assert!(planned(Some(ecs), || true));
+        assert!(planned(Some("Stopping container app"), || false));
+        assert!(!planned(Some("Liveness probe failed"), || true));
+        assert!(planned(None, || true));
+        assert!(!planned(None, || false));
     }
 }

@@ -144,6 +144,15 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
     if sat_start.is_none() && !users_hurt {
         c = c.min(0.45);
     }
+    // The pattern is checks bound to a saturated shared resource: where the
+    // pools reported through the window and none saturated, the checks
+    // failed on something else (a process too busy or crashing to answer:
+    // a crash loop's probes), and coupling is not shown.
+    let waited = (window.start.max(span.start)..window.end.min(span.end))
+        .any(|s| a.pool.waiting_secs.get((s - span.start) as usize) == Some(&true));
+    if sat_start.is_none() && !waited && a.pool.reporting(window) > 0 {
+        c = c.min(0.45);
+    }
     // A check bound to an exhausted resource fails again and again while it
     // lasts (a kubelet kills after three in a row); one failed probe per
     // server on a busy hour is a timeout, not coupling. Without a repeat, a

@@ -376,6 +376,12 @@ fn a_pools_routine_state_lines_are_no_incident() {
 /// their requests fail (minutes 10 to 15), and the kubelet's events: each
 /// server's liveness probe failed `times` times from 07:10:31 on.
 fn coupled_export(name: &str, times: u32) -> std::path::PathBuf {
+    probes_and_pool(name, times, true)
+}
+
+/// Probes failing `times` each on five servers, beside pools that saturate
+/// in the same minutes (`hot`) or never do.
+fn probes_and_pool(name: &str, times: u32, hot_pool: bool) -> std::path::PathBuf {
     let d = dir(name);
     fs::write(d.join("access.log"), access_log(&[0, 1, 2, 3, 4])).expect("write");
     let mut prom = String::from(
@@ -383,7 +389,7 @@ fn coupled_export(name: &str, times: u32) -> std::path::PathBuf {
     );
     for i in 1..=5 {
         for t in (0..1200u64).step_by(15) {
-            let hot = (600..900).contains(&t);
+            let hot = hot_pool && (600..900).contains(&t);
             let ms = (1_790_838_000 + t) * 1000;
             let inst = format!("instance=\"10.0.0.{i}:8080\",pool=\"HikariPool-1\"");
             let active = if hot { 20 } else { 3 + t % 4 };
@@ -434,5 +440,17 @@ fn one_failed_probe_per_server_is_no_coupling_but_repeated_failures_are() {
     assert!(
         confidence_of(&again, "health_check_coupling") >= 0.5,
         "{again:?}"
+    );
+}
+
+/// Checks that fail again and again while every pool reports with room to
+/// spare failed on something else (a process too busy or crashing to
+/// answer): coupling to a shared resource is not shown.
+#[test]
+fn failing_checks_beside_pools_that_never_saturated_are_no_coupling() {
+    let cool = findings_of(&probes_and_pool("hcc-cool", 4, false));
+    assert!(
+        confidence_of(&cool, "health_check_coupling") < 0.5,
+        "{cool:?}"
     );
 }
