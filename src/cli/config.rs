@@ -91,8 +91,14 @@ pub fn input_config(inputs: Vec<PathBuf>, a: &InputArgs) -> Result<InputConfig, 
                 }
                 // Traefik's JSON access log keeps headers as top-level
                 // `request_<Name>`; an nginx JSON log_format as `$http_<name>`.
+                // Header names are case-blind, and Go (Traefik) writes them
+                // in their canonical form: `X-Tenant-ID` is `X-Tenant-Id`.
                 let snake = value.to_ascii_lowercase().replace('-', "_");
+                let canonical = canonical_header(value);
                 c.tenant_fields.push(format!("request_{value}"));
+                if canonical != value {
+                    c.tenant_fields.push(format!("request_{canonical}"));
+                }
                 c.tenant_fields.push(format!("http_{snake}"));
             }
             "query" => c.tenant_queries.push(value.to_string()),
@@ -172,4 +178,28 @@ pub fn config(a: &AnalyzeArgs) -> Result<Config, CliError> {
         until,
         baseline,
     })
+}
+
+/// A header name as Go's `textproto.CanonicalMIMEHeaderKey` writes it:
+/// each dash-separated word capitalised, the rest lower case.
+fn canonical_header(name: &str) -> String {
+    name.split('-')
+        .map(|w| {
+            let mut cs = w.chars();
+            match cs.next() {
+                Some(f) => f.to_ascii_uppercase().to_string() + &cs.as_str().to_ascii_lowercase(),
+                None => String::new(),
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("-")
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn header_names_are_read_in_go_s_canonical_form_too() {
+        assert_eq!(super::canonical_header("X-Tenant-ID"), "X-Tenant-Id");
+        assert_eq!(super::canonical_header("x-org-id"), "X-Org-Id");
+    }
 }
