@@ -58,12 +58,14 @@ pub fn build(a: &Analysis) -> Vec<TimelineEntry> {
     };
     let near = Span::new(window.start - super::onset::MERGE_GAP, window.end);
 
-    // The surge of the most blamed tenant, else of the total.
+    // The surge of the most blamed tenant, else of the total. A culprit
+    // whose rate over the window did not even double held the servers by
+    // other means (slow requests): a few busy seconds of it are no surge.
     let top = a
         .attribution
         .rows
         .first()
-        .filter(|_| !a.attribution.organic)
+        .filter(|r| !a.attribution.organic && r.rate_ratio >= SURGE_RATIO)
         .map(|r| r.value.as_str());
     let surge = a
         .surges
@@ -562,6 +564,10 @@ fn same_change_once(mut out: Vec<TimelineEntry>, e: TimelineEntry) -> Vec<Timeli
     }
     out
 }
+
+/// A tenant's rate over the window against its baseline that makes its
+/// busiest seconds a surge on the timeline.
+const SURGE_RATIO: f64 = 2.0;
 
 /// Records of one change by two systems come this close together.
 const SAME_CHANGE_MS: Millis = 300_000;

@@ -307,7 +307,7 @@ fn items(d: &Draft<'_>) -> Vec<Item> {
         chosen.push(Item {
             topic: "capacity".to_string(),
             horizon: Horizon::Now,
-            text: "Capacity for the demand: scale out on the leading indicators (pool usage, request rate) before the pool saturates, with a floor of instances that covers the peak".to_string(),
+            text: "Capacity for the demand: scale out on leading indicators (request rate, CPU, pool usage) before the fleet runs out, with a floor of instances that covers the peak".to_string(),
             why: "demand grew across many customers beyond what the fleet could serve".to_string(),
         });
     }

@@ -244,7 +244,19 @@ pub(crate) fn section(out: &mut String, d: &Draft<'_>) {
         .findings
         .iter()
         .filter(|f| trigger.is_none_or(|t| t.pattern != f.pattern))
-        .filter_map(|f| phrase(&f.pattern))
+        .filter_map(|f| {
+            // A crash loop whose evidence counts out-of-memory kills says
+            // what killed them: the reader's first question.
+            let oom = f.pattern == "crash_loop"
+                && f.evidence
+                    .iter()
+                    .any(|e| e.text.contains("out-of-memory kill"));
+            if oom {
+                Some("instances ran out of memory, crashed and restarted repeatedly")
+            } else {
+                phrase(&f.pattern)
+            }
+        })
         .collect();
     if !chain.is_empty() {
         let mut chain = chain.join("; then ");
@@ -263,7 +275,7 @@ pub(crate) fn section(out: &mut String, d: &Draft<'_>) {
     // Without a cause in the data, the responders' own words on the action
     // that ended it are the best lead: quoted as theirs, not as a finding,
     // once (not also inside the action's own text).
-    let caused = d.findings.iter().any(|f| d.role(f) == Role::Trigger);
+    let caused = grew || d.findings.iter().any(|f| d.role(f) == Role::Trigger);
     let why = recovery::action(d)
         .and_then(|t| stated_reason(&t.text).map(str::to_string))
         .filter(|_| !caused);
