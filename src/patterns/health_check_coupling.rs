@@ -144,13 +144,50 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
     if sat_start.is_none() && !users_hurt {
         c = c.min(0.45);
     }
-    // The pattern is checks bound to a saturated shared resource: where the
+    // The pattern is checks bound to a saturated shared resource: where
     // pools reported through the window and none saturated, the checks
     // failed on something else (a process too busy or crashing to answer:
     // a crash loop's probes), and coupling is not shown.
     let waited = (window.start.max(span.start)..window.end.min(span.end))
         .any(|s| a.pool.waiting_secs.get((s - span.start) as usize) == Some(&true));
-    if sat_start.is_none() && !waited && a.pool.reporting(window) > 0 {
+    // A pool whose maximum is known shows whether it was reached; one
+    // whose maximum is not (a database's own count of backends) shows a
+    // strain only by going above the most it held in the baseline.
+    let baseline = a.baseline.unwrap_or(span);
+    let above_usual = |key: &str, input: u32| {
+        let Some(series) = cx
+            .agg
+            .metric_series()
+            .find(|x| x.key == key && x.input == input)
+        else {
+            return true;
+        };
+        let peak = |from: i64, to: i64| {
+            series
+                .points
+                .iter()
+                .filter(|(t, _)| *t >= from && *t < to)
+                .map(|(_, v)| *v)
+                .fold(f64::NAN, f64::max)
+        };
+        let usual = peak(baseline.start * 1000, baseline.end * 1000);
+        let now = peak(w0, w1);
+        // No baseline to compare with: nothing is shown either way.
+        usual.is_nan() || now > usual
+    };
+    // A window of fewer than three samples can miss a saturation between
+    // them: such a pool shows nothing either way.
+    let reporting: Vec<&crate::correlate::PoolInstance> = a
+        .pool
+        .instances
+        .iter()
+        .filter(|p| p.reported(w0, w1) && w1 - w0 >= 3 * p.step)
+        .collect();
+    let bounded = !reporting.is_empty()
+        && reporting
+            .iter()
+            .all(|p| p.max.is_some() || !above_usual(&p.series, p.input));
+    if sat_start.is_none() && !waited && bounded {
         c = c.min(0.45);
     }
     // A check bound to an exhausted resource fails again and again while it
