@@ -155,6 +155,32 @@ pub(crate) fn unsettled(d: &Draft<'_>) -> Option<String> {
     ))
 }
 
+/// A responder action within [`LATER_ACTION_S`] after recovery, with how
+/// long after it came: "the rollback at 08:55:10 UTC came 4 min 6 s after
+/// recovery".
+fn later_action(d: &Draft<'_>) -> Option<String> {
+    let rec = d.r.incident.recovered.as_ref()?;
+    let a = d.r.timeline.iter().find(|e| {
+        matches!(
+            e.kind,
+            TimelineKind::Rollback
+                | TimelineKind::ScaleOut
+                | TimelineKind::FlagChange
+                | TimelineKind::Change
+        ) && secs_between(rec, &e.ts).is_some_and(|s| s > 0 && s <= LATER_ACTION_S)
+    })?;
+    let gap = secs_between(rec, &a.ts)?;
+    Some(format!(
+        "{} at {} UTC came {} after recovery",
+        action_name(a),
+        hms(&a.ts),
+        duration(gap)
+    ))
+}
+
+/// How long after recovery a responder's action is still told beside it.
+const LATER_ACTION_S: i64 = 1800;
+
 /// What ended the incident, as a noun phrase ("the rollback at 00:26:10
 /// UTC (...)"), or None when the data does not show it.
 pub(crate) fn ended(d: &Draft<'_>) -> Option<String> {
@@ -258,12 +284,22 @@ pub(crate) fn section(out: &mut String, d: &Draft<'_>) {
                     "- **What ended it:** not in the data: {u}, and no client's traffic stopped near recovery."
                 );
             }
-            None => {
-                let _ = writeln!(
-                    out,
-                    "- **What ended it:** not in the data (no rollback, scale-out or flag change in the window, and no client whose traffic stopped)."
-                );
-            }
+            None => match later_action(d) {
+                // The responders acted after the symptoms stopped: said, so
+                // that the timeline's rollback does not read as contradicted.
+                Some(l) => {
+                    let _ = writeln!(
+                        out,
+                        "- **What ended it:** not in the data: no rollback, scale-out or flag change in the window, and no client whose traffic stopped; {l}."
+                    );
+                }
+                None => {
+                    let _ = writeln!(
+                        out,
+                        "- **What ended it:** not in the data (no rollback, scale-out or flag change in the window, and no client whose traffic stopped)."
+                    );
+                }
+            },
         },
     }
     // Requests recovered; a queue still deep at the end of the data did
@@ -396,5 +432,28 @@ mod tests {
         let mut out = String::new();
         section(&mut out, &d);
         assert!(out.contains("What ended it:** not in the data"), "{out}");
+    }
+
+    /// A rollback four minutes after the symptoms stopped did not end them,
+    /// and "no rollback" beside it on the timeline would read as a
+    /// contradiction: it is named with when it came.
+    #[test]
+    fn a_rollback_after_recovery_is_named_not_denied() {
+        let mut r = bulk();
+        r.findings.retain(|f| f.pattern == "pool_exhaustion");
+        r.timeline.push(TimelineJson {
+            ts: "2026-10-01T08:05:41Z".to_string(),
+            kind: TimelineKind::Rollback,
+            text: "rollback of `api` to v1".to_string(),
+            sources: vec!["deploys.log:2".to_string()],
+        });
+        let d = Draft::new(&r);
+        assert_eq!(ended(&d), None);
+        let mut out = String::new();
+        section(&mut out, &d);
+        assert!(
+            out.contains("; the rollback at 08:05:41 UTC came 4 min 6 s after recovery."),
+            "{out}"
+        );
     }
 }

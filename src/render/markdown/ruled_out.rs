@@ -73,6 +73,13 @@ pub(crate) fn section(out: &mut String, d: &Draft<'_>) {
         items.push(format!(
             "**A single {dim}:** the growth was spread across many {dim}s; no one {dim} explains it."
         ));
+    } else if r.attribution.organic && !r.attribution.rows.is_empty() {
+        // The attribution weighed every client and none stood out: that is
+        // a finding too, and the one a reader asks first ("who did this?").
+        let dim = &r.attribution.dimension;
+        items.push(format!(
+            "**A single {dim}:** no {dim}'s requests or busy time rose against its own baseline enough to explain the incident."
+        ));
     }
     let n = r.impact.instances_affected.len();
     if n > 1 && n == r.impact.instances_total && !d.has("stuck_instance") {
@@ -182,5 +189,21 @@ mod tests {
             &mut crate::render::markdown::sources::Sources::default(),
         );
         assert!(!out.contains("health_check_coupling"), "{out}");
+    }
+
+    /// No client stood out and the load did not grow: saying so answers
+    /// the reader's first question instead of "nothing the data can rule
+    /// out".
+    #[test]
+    fn no_single_tenant_is_ruled_out_where_the_attribution_found_none() {
+        let mut r = bulk();
+        r.attribution.organic = true;
+        r.attribution.grew = false;
+        r.extra.culprit = None;
+        let s = ruled_out(&r);
+        assert!(
+            s.contains("**A single tenant:** no tenant's requests or busy time rose"),
+            "{s}"
+        );
     }
 }
