@@ -170,6 +170,35 @@ fn the_bulk_export_report_reads_as_reviewed() {
     insta::assert_snapshot!("bulk_export_report", out);
 }
 
+/// Every bundled sample's whole draft is held and reviewed like code, not
+/// only the one the README quotes.
+#[test]
+fn every_bundled_sample_reads_as_reviewed() {
+    for name in ["organic-growth", "quiet-day"] {
+        let (code, out, err) = run(&[
+            "analyze",
+            "--tz",
+            "Asia/Kolkata",
+            &format!("samples/{name}"),
+        ]);
+        assert_eq!(code, 0, "{err}");
+        insta::assert_snapshot!(format!("{}_report", name.replace('-', "_")), out);
+    }
+}
+
+/// The human reports run 2 to 5.5 KB; the draft's main sections (Summary
+/// to Action items) stay under 8 KiB on the bundled sample, with the
+/// second time zone's column too.
+#[test]
+fn the_main_sections_of_the_sample_stay_under_8_kib() {
+    let (code, out, err) = run(&["analyze", "--tz", "Asia/Kolkata", "samples/bulk-export"]);
+    assert_eq!(code, 0, "{err}");
+    let from = out.find("## Summary").unwrap_or(0);
+    let to = out.find("## Appendix").unwrap_or(out.len());
+    let main = out.get(from..to).unwrap_or_default();
+    assert!(main.len() < 8 * 1024, "{} bytes:\n{main}", main.len());
+}
+
 #[test]
 fn same_inputs_give_the_same_bytes_whatever_the_thread_count() {
     let a = run(&["analyze", "--json", "--threads", "1", "samples/bulk-export"]);

@@ -1,7 +1,8 @@
 //! Root cause and contributing factors: one numbered item per supported
 //! finding in causal order (not by confidence: the retries were listed
 //! before the surge and the pool exhaustion they followed), each with its
-//! role, its certainty in words beside the number, and its strongest
+//! role, its certainty in words (the pattern id and score go to the
+//! appendix's evidence details), and its strongest
 //! evidence with footnoted sources; the rest of the evidence is in the
 //! appendix. Weaker signals follow, said to be undetermined.
 //!
@@ -10,7 +11,7 @@
 //!
 //! ```text
 //! -> "1. Root cause: **`acct-4411` ... drove the load: from 10 requests in 31 min to 27,190 in 4 min 41 s**
-//!       (the data shows, 0.99; `tenant_surge`; 07:56:56–08:01:31 UTC)"
+//!       (the data shows; 07:56:56–08:01:31 UTC)"
 //! ```
 
 use std::fmt::Write;
@@ -73,13 +74,11 @@ pub(crate) fn section(out: &mut String, d: &Draft<'_>, src: &mut Sources) {
     for (i, f) in d.findings.iter().enumerate() {
         let _ = writeln!(
             out,
-            "{}. {}: **{}** ({}, {:.2}; `{}`; {}–{} UTC)",
+            "{}. {}: **{}** ({}; {}–{} UTC)",
             i + 1,
             role_label(d.role(f)),
             title(d, f),
             certainty(f.confidence),
-            f.confidence,
-            f.pattern,
             hms(&f.start),
             hms(&f.end)
         );
@@ -98,10 +97,10 @@ pub(crate) fn section(out: &mut String, d: &Draft<'_>, src: &mut Sources) {
         }
         out.push('\n');
     }
-    if d.findings.iter().any(|f| f.evidence.len() > STEP_EVIDENCE) {
+    if !d.findings.is_empty() {
         let _ = writeln!(
             out,
-            "The rest of each finding's evidence is in the appendix.\n"
+            "Patterns, scores and all evidence: see the appendix.\n"
         );
     }
     let weak = d.weak_signals();
@@ -125,13 +124,22 @@ pub(crate) fn section(out: &mut String, d: &Draft<'_>, src: &mut Sources) {
 }
 
 /// Every supported finding's whole evidence, for the appendix.
+/// The pattern id (see the catalogue) and the score the words stand for are
+/// kept here: in the main sections they read as machine noise.
 pub(crate) fn details(out: &mut String, d: &Draft<'_>, src: &mut Sources) {
-    if d.findings.iter().all(|f| f.evidence.len() <= STEP_EVIDENCE) {
+    if d.findings.is_empty() {
         return;
     }
     let _ = writeln!(out, "### Evidence details\n");
     for (i, f) in d.findings.iter().enumerate() {
-        let _ = writeln!(out, "{}. `{}`", i + 1, f.pattern);
+        let _ = writeln!(
+            out,
+            "{}. `{}` ({}, {:.2})",
+            i + 1,
+            f.pattern,
+            certainty(f.confidence),
+            f.confidence
+        );
         for e in &f.evidence {
             let _ = writeln!(out, "   - {}", evidence_line(d, f, e, src));
         }
@@ -158,14 +166,17 @@ mod tests {
             items[0].starts_with("1. Root cause: **`acct-4411`"),
             "{out}"
         );
+        assert!(items[0].contains("(the data shows; 07:56:56"), "{out}");
+        assert!(items[1].contains("pools exhausted"), "{out}");
         assert!(
-            items[0].contains("(the data shows, 0.99; `tenant_surge`"),
+            items[4].starts_with("5. Amplifier:") && items[4].contains("retried"),
             "{out}"
         );
-        assert!(items[1].contains("`pool_exhaustion`"), "{out}");
+        let mut appendix = String::new();
+        details(&mut appendix, &d, &mut Sources::default());
         assert!(
-            items[4].starts_with("5. Amplifier:") && items[4].contains("`retry_storm`"),
-            "{out}"
+            appendix.contains("1. `tenant_surge` (the data shows, 0.99)"),
+            "{appendix}"
         );
         assert!(!out.contains("14950x"), "{out}");
     }

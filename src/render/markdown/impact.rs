@@ -94,10 +94,7 @@ pub(crate) fn section(out: &mut String, d: &Draft<'_>) {
         );
     }
     if let Some(slow) = super::summary::slowdown(r) {
-        let _ = writeln!(
-            out,
-            "- **Latency:** {slow} (every timed request in the window against the baseline's)."
-        );
+        let _ = writeln!(out, "- **Latency:** {slow}.");
     }
     if r.extra.has_requests && r.attribution.dimension == "tenant" {
         let active = r.extra.tenants_active;

@@ -76,7 +76,7 @@ fn question(d: &Draft<'_>, f: &FindingJson) -> Option<String> {
         ),
         "backlog_growth" => "Was queued work only delayed, or was some of it dropped?".to_string(),
         "health_check_coupling" => {
-            "What does the liveness check wait on (a database connection, a request worker, the CPU: the data cannot tell), and should a slow but working server fail it?".to_string()
+            "What does the liveness check wait on (the data cannot tell), and should a slow but working server fail it?".to_string()
         }
         "synchronized_restart" => {
             "What took every instance down at the same moment (a liveness check, memory, a shared dependency), and why was there no slack to restart them in turn?".to_string()
@@ -125,7 +125,7 @@ pub(crate) fn section(out: &mut String, d: &Draft<'_>) {
             }
         }
     }
-    qs.push("Was any data lost, or any write applied twice?".to_string());
+    // Whether data was lost is asked by the Impact's data-integrity line.
     qs.push("When did monitoring alert, when was the incident declared, and when were customers told (status page)?".to_string());
     for q in qs {
         let _ = writeln!(out, "- {q}");

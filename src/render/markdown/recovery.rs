@@ -318,10 +318,7 @@ pub(crate) fn section(out: &mut String, d: &Draft<'_>) {
             "normal for the rest of the data"
         }
     );
-    let _ = writeln!(
-        out,
-        "- **Not in the inputs:** when monitoring alerted and when the incident was declared.\n"
-    );
+    let _ = writeln!(out, "- **Alerted, declared:** not in the inputs.\n");
 }
 
 #[cfg(test)]
