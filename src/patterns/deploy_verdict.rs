@@ -103,6 +103,7 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
         against,
         evidence,
         leaked,
+        new_worse,
     } = w;
     // A deploy is called by what it shipped where the record names a
     // version: the object may be only an environment (`production`).
@@ -110,10 +111,17 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
         Some(v) => format!("{v} to `{}`", change.object),
         None => format!("`{}`", change.object),
     };
-    let mechanism = if leaked {
-        ": it took database connections and did not give them back"
-    } else {
-        ""
+    // What the change did, where the evidence shows it: the reader's next
+    // question after "which change".
+    let mechanism = match (leaked, new_worse) {
+        (true, _) => ": it took database connections and did not give them back".to_string(),
+        (false, Some((n, new, old))) if new > old => format!(
+            ": the {n} instance{} running it failed {} of requests, the others {}",
+            if n == 1 { "" } else { "s" },
+            percent(new),
+            percent(old)
+        ),
+        _ => String::new(),
     };
     let (pattern, c, title, actions) = if for_it >= 0.3 && against < 0.3 {
         (
@@ -154,6 +162,16 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
         timeline: Vec::new(),
         actions,
     });
+}
+
+/// A share as a reader says it: "42%", "0.1%".
+fn percent(share: f64) -> String {
+    let p = share * 100.0;
+    if p >= 10.0 || p == 0.0 {
+        format!("{p:.0}%")
+    } else {
+        format!("{p:.1}%")
+    }
 }
 
 fn minutes(ms: Millis) -> String {
@@ -217,6 +235,9 @@ struct Weighed<'a> {
     evidence: Vec<Evidence>,
     /// Connections in use climbed from the change at the same load.
     leaked: bool,
+    /// The new version's instances failed far more than the others (a
+    /// canary): how many, and each side's failure rate.
+    new_worse: Option<(usize, f64, f64)>,
 }
 
 /// Orders changes for a tie: before the onset beats after, and among those
@@ -372,6 +393,10 @@ fn weigh<'a>(
             evidence.push(Evidence::new(text, input));
         }
     }
+    let new_worse = split
+        .as_ref()
+        .filter(|s| s.worse() && s.new_failed >= 0.02)
+        .map(|s| (s.new.len(), s.new_failed, s.old_failed));
     Weighed {
         change,
         what,
@@ -379,5 +404,16 @@ fn weigh<'a>(
         against,
         evidence,
         leaked,
+        new_worse,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn shares_read_as_a_person_says_them() {
+        assert_eq!(super::percent(0.4213), "42%");
+        assert_eq!(super::percent(0.0012), "0.1%");
+        assert_eq!(super::percent(0.0), "0%");
     }
 }
