@@ -36,15 +36,21 @@ fn in_window(d: &Draft<'_>, ts: &str) -> bool {
 /// The last responder action in the window: what a person (or an
 /// autoscaler) did that the data shows.
 pub(crate) fn action<'a>(d: &Draft<'a>) -> Option<&'a TimelineJson> {
-    d.r.timeline.iter().rev().find(|e| {
-        matches!(
-            e.kind,
-            TimelineKind::Rollback
-                | TimelineKind::ScaleOut
-                | TimelineKind::FlagChange
-                | TimelineKind::Change
-        ) && in_window(d, &e.ts)
-    })
+    d.r.timeline
+        .iter()
+        .rev()
+        .find(|e| responders(e) && in_window(d, &e.ts))
+}
+
+/// A timeline row that is a person's (or an autoscaler's) action.
+fn responders(e: &TimelineJson) -> bool {
+    matches!(
+        e.kind,
+        TimelineKind::Rollback
+            | TimelineKind::ScaleOut
+            | TimelineKind::FlagChange
+            | TimelineKind::Change
+    )
 }
 
 /// When the last instance that went down was back, if no restart came
@@ -161,13 +167,7 @@ pub(crate) fn unsettled(d: &Draft<'_>) -> Option<String> {
 fn later_action(d: &Draft<'_>) -> Option<String> {
     let rec = d.r.incident.recovered.as_ref()?;
     let a = d.r.timeline.iter().find(|e| {
-        matches!(
-            e.kind,
-            TimelineKind::Rollback
-                | TimelineKind::ScaleOut
-                | TimelineKind::FlagChange
-                | TimelineKind::Change
-        ) && secs_between(rec, &e.ts).is_some_and(|s| s > 0 && s <= LATER_ACTION_S)
+        responders(e) && secs_between(rec, &e.ts).is_some_and(|s| s > 0 && s <= LATER_ACTION_S)
     })?;
     let gap = secs_between(rec, &a.ts)?;
     Some(format!(
