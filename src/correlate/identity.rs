@@ -398,6 +398,13 @@ pub fn build(agg: &Aggregates, span: Span, identity_labels: &[String]) -> Identi
             }
         }
     }
+    // Every instance that logged, start-up or not: a task that ran all
+    // through is named by its log stream and nowhere else in the logs.
+    for inst in agg.logged().keys() {
+        if !inst.is_empty() {
+            ids.add(inst);
+        }
+    }
     ids.tie_path_tails();
     ids.tie_ec2_hosts();
     ids.tie_ports();
@@ -513,6 +520,46 @@ mod tests {
         ids.tie_ports();
         let fleet = ids.as_served(ids.instances());
         assert_eq!(fleet.len(), 3, "{fleet:?}");
+    }
+
+    /// A task that ran all through (no start-up or shutdown line) is named
+    /// by its log stream only; its metrics name its ARN beside its
+    /// address. Built from the aggregates, the three are one instance.
+    #[test]
+    fn a_task_that_only_logged_is_tied_to_its_metrics_address() {
+        use crate::event::{Event, Level, LogRecord, MetricRole, MetricSample};
+        let mut agg = Aggregates::new();
+        let task = "4b6caf1fbfb2671bc61465e74f051205";
+        for k in 0..3i64 {
+            agg.add(Event::Metric(MetricSample {
+                ts: k * 30_000,
+                origin: Default::default(),
+                name: "http_requests_total".into(),
+                role: Some(MetricRole::RequestsRate),
+                value: 1.0,
+                instance: Some("10.42.12.70:3000".into()),
+                series: format!(
+                    "http_requests_total{{instance=\"10.42.12.70:3000\",task_arn=\"arn:aws:ecs:ap-south-1:1:task/live-1/{task}\"}}"
+                ),
+                period_start: false,
+            }));
+        }
+        agg.add(Event::Log(LogRecord {
+            ts: 10_000,
+            origin: Default::default(),
+            level: Level::Error,
+            message: "boom".into(),
+            instance: Some(format!("ecs/web/{task}").into()),
+            tenant: None,
+            signal: None,
+            version: None,
+        }));
+        agg.finish();
+        let ids = build(&agg, Span::new(0, 90), &["task_arn".to_string()]);
+        assert_eq!(
+            ids.canonical(&format!("ecs/web/{task}")),
+            "10.42.12.70:3000"
+        );
     }
 
     /// A task's CloudWatch log stream, its ARN on a metric beside its

@@ -21,6 +21,7 @@ pub mod scaling;
 pub mod scan;
 mod split;
 pub mod stats;
+pub mod throughput;
 pub mod timeline;
 mod versions;
 
@@ -32,7 +33,7 @@ pub use pool::{PoolInstance, PoolState};
 pub use timeline::{TimelineEntry, TimelineKind};
 
 use crate::aggregate::{AggregateError, Aggregates, Cell, Dim, Span};
-use crate::event::{InfraEvent, InfraKind, Millis, Origin, Signal};
+use crate::event::{InfraEvent, InfraKind, MetricRole, Millis, Origin, Signal};
 
 /// What correlation needs besides the aggregates.
 #[derive(Clone, Debug, Default)]
@@ -107,6 +108,9 @@ pub struct Analysis {
     /// failed, or they were killed, failed probes, had requests waiting for
     /// a pool connection, or answered far slower than their peers.
     pub instances_affected: std::collections::BTreeSet<String>,
+    /// Instances whose request-rate metrics fell far below their peers' in
+    /// the incident (a stuck instance an access log without upstreams hides).
+    pub stalls: Vec<throughput::Stall>,
     /// Instances of the fleet that first served after the incident began
     /// (a scale-out's or a rollback's new pods) and were not affected: not
     /// "stayed healthy" through an incident they arrived at the end of.
@@ -391,6 +395,7 @@ pub fn correlate(agg: &Aggregates, opts: &CorrelateOptions) -> Result<Analysis, 
     // its names would count one server twice.
     a.fleet = a.ids.as_served(fleet(agg, &a, window, baseline)?);
     if a.incident.is_some() {
+        a.stalls = throughput::stalls(agg, &a.ids, window, baseline);
         a.instances_affected = a.ids.as_served(affected(agg, &a, window, baseline)?);
         a.instances_joined = joined(agg, &a, window)?;
     }
@@ -470,6 +475,16 @@ fn fleet(
             out.insert(inst.clone());
         }
     }
+    // Counting requests it completed inside the window (not in the
+    // lookback: a pod a rollout stopped just before served none of it).
+    let inside = (window.start * 1000, hi);
+    for s in agg.metric_series() {
+        if let (Some(MetricRole::RequestsRate), Some(inst)) = (s.role, s.instance.as_deref()) {
+            if !inst.is_empty() && throughput::served(s, inside) {
+                out.insert(a.ids.canonical(inst));
+            }
+        }
+    }
     for signal in [Signal::Startup, Signal::Shutdown, Signal::PoolExhausted] {
         for (inst, s, _) in agg.signal_counts(signal) {
             if !inst.is_empty() && near.contains(s) {
@@ -521,6 +536,26 @@ fn joined(
             out.insert(name);
         }
     }
+    // Counting requests only from after the start: a pod started in it.
+    let mut first_counted: std::collections::BTreeMap<String, Millis> = Default::default();
+    for s in agg.metric_series() {
+        if let (Some(MetricRole::RequestsRate), Some(inst), Some(p)) =
+            (s.role, s.instance.as_deref(), s.points.first())
+        {
+            let t = first_counted.entry(a.ids.canonical(inst)).or_insert(p.0);
+            *t = (*t).min(p.0);
+        }
+    }
+    let reach_back = first_counted.values().any(|t| *t < start.start * 1000);
+    for (name, t) in &first_counted {
+        if reach_back
+            && *t > start.end * 1000
+            && a.fleet.contains(name)
+            && !a.instances_affected.contains(name)
+        {
+            out.insert(name.clone());
+        }
+    }
     let logged = agg.logged();
     // Only where the logs reach back before the window: an export cut at
     // the incident's start would have every instance begin in it.
@@ -530,7 +565,15 @@ fn joined(
         // pod's log begins with the pod).
         for (inst, (from, _)) in logged {
             let name = a.ids.canonical(&inst);
-            if from > start.end && a.fleet.contains(&name) && !a.instances_affected.contains(&name)
+            // A log that begins late is a quiet logger when its request
+            // counts show it serving before.
+            let counted_before = first_counted
+                .get(&name)
+                .is_some_and(|t| *t < start.start * 1000);
+            if from > start.end
+                && !counted_before
+                && a.fleet.contains(&name)
+                && !a.instances_affected.contains(&name)
             {
                 out.insert(name);
             }
@@ -626,6 +669,9 @@ fn affected(
             out.insert(p.instance.clone());
         }
     }
+    // Stalled by their own request counts: stuck, where the access log
+    // cannot say which instance served a request.
+    out.extend(a.stalls.iter().map(|s| s.instance.clone()));
     if !agg.has_values(Dim::Instance) {
         out.extend(
             erring(agg, window, baseline)
@@ -767,7 +813,21 @@ fn symptom_flags(
     let latency = onset::latency_flags(&a.totals, range.clone());
     let mut other = vec![false; n];
     let logs: Vec<f64> = agg.error_logs(span).into_iter().map(f64::from).collect();
-    let log_flags = onset::excess_flags(&logs, &with_traffic(&logs, &a.totals, range.clone()));
+    let mut log_flags = onset::excess_flags(&logs, &with_traffic(&logs, &a.totals, range.clone()));
+    // Error lines are judged against the baseline's: logs that begin after
+    // it (a pod's `kubectl logs` from its last restart) cannot say what is
+    // usual, and every error they hold would read as new.
+    let (base_from, base_to) = (
+        span.start + range.start as i64,
+        span.start + range.end as i64,
+    );
+    let logs_cover_baseline = agg
+        .logged()
+        .values()
+        .any(|(from, to)| *from < base_to && *to >= base_from);
+    if !logs_cover_baseline {
+        log_flags.iter_mut().for_each(|f| *f = false);
+    }
     // Requests queueing for a connection hurt users, unless the baseline
     // queues as a matter of course (most of the time, the same robustness as a
     // median: an incident shorter than the baseline does not make it usual).
@@ -803,6 +863,11 @@ fn symptom_flags(
             }
         }
     }
+    // Callers waiting for a connection are what users feel only where the
+    // requests cannot say: beside timed requests whose errors and latency
+    // are at baseline, a sampled waiter or two is the pool working at its
+    // size (a grown service after its scale-out), not the incident going on.
+    let waiting = felt_waiting(&waiting, &errors, &latency, &a.totals);
     // Every per-second series here covers the span: the zips lose nothing.
     let flagged = log_flags.iter().zip(&pool_flags).zip(&waiting);
     for (o, ((log, pool), waiting)) in other.iter_mut().zip(flagged) {
@@ -947,6 +1012,37 @@ fn with_traffic(counts: &[f64], totals: &[Cell], range: std::ops::Range<usize>) 
 /// Seconds in which more callers waited for a connection than ever in the
 /// baseline: a busy pool's few waiting callers, as before the incident, are
 /// no symptom once the service has recovered.
+/// How far around a second requests are looked at to judge whether
+/// callers waiting for a pool then were felt.
+const FELT_WITHIN_S: usize = 60;
+
+/// `waiting`, less the seconds where requests were timed within
+/// [`FELT_WITHIN_S`] and none of them failed or slowed beyond baseline.
+fn felt_waiting(waiting: &[bool], errors: &[bool], latency: &[bool], totals: &[Cell]) -> Vec<bool> {
+    let n = waiting.len();
+    let prefix = |f: &dyn Fn(usize) -> bool| {
+        std::iter::once(0)
+            .chain((0..n).scan(0usize, |sum, i| {
+                *sum += usize::from(f(i));
+                Some(*sum)
+            }))
+            .collect::<Vec<usize>>()
+    };
+    let at = |v: &[bool], i: usize| v.get(i) == Some(&true);
+    let hurt = prefix(&|i| at(errors, i) || at(latency, i));
+    let timed = prefix(&|i| totals.get(i).is_some_and(|c| c.timed > 0));
+    let count = |p: &[usize], i: usize| {
+        let (a, b) = (
+            i.saturating_sub(FELT_WITHIN_S),
+            (i + FELT_WITHIN_S + 1).min(n),
+        );
+        p.get(b).copied().unwrap_or(0) - p.get(a).copied().unwrap_or(0)
+    };
+    (0..n)
+        .map(|i| at(waiting, i) && (count(&hurt, i) > 0 || count(&timed, i) == 0))
+        .collect()
+}
+
 fn waiting_beyond_baseline(pool: &PoolState, baseline: std::ops::Range<usize>) -> Vec<bool> {
     let base_peak = pool
         .waiting_peak
@@ -1009,7 +1105,7 @@ fn cause_flags(
         let rate = onset::base_rate(&counts, range);
         causes.push(onset::count_flags(&counts, rate));
     }
-    causes.push(pool.saturated_secs.clone());
+    causes.push(pool.pressing_secs.clone());
     causes
 }
 
@@ -1252,5 +1348,33 @@ mod tests {
         assert_eq!(hit.first(), Some(&1800));
         assert_eq!(hit.last(), Some(&1919));
         assert_eq!(hit.len(), 120);
+    }
+
+    /// A caller or two waiting for a connection beside timed requests at
+    /// baseline is the pool at work, not the incident; where the requests
+    /// slowed, or where none were timed to say, it is felt.
+    #[test]
+    fn waiting_is_felt_only_where_the_requests_show_it_or_cannot() {
+        let n = 400;
+        let mut waiting = vec![false; n];
+        for i in [100, 300] {
+            waiting[i] = true;
+        }
+        let errors = vec![false; n];
+        let mut latency = vec![false; n];
+        latency[320] = true;
+        let timed: Vec<Cell> = (0..n)
+            .map(|_| Cell {
+                requests: 1,
+                timed: 1,
+                ..Cell::default()
+            })
+            .collect();
+        let felt = felt_waiting(&waiting, &errors, &latency, &timed);
+        let at: Vec<usize> = (0..n).filter(|i| felt[*i]).collect();
+        assert_eq!(at, [300], "beside slow requests only");
+        let untimed = vec![Cell::default(); n];
+        let felt = felt_waiting(&waiting, &errors, &latency, &untimed);
+        assert_eq!((0..n).filter(|i| felt[*i]).count(), 2, "nothing timed to say");
     }
 }

@@ -70,6 +70,11 @@ pub struct PoolState {
     pub saturated_secs: Vec<bool>,
     /// Seconds in which requests were waiting for a connection on any instance.
     pub waiting_secs: Vec<bool>,
+    /// Seconds in which a pool pressed on requests: callers waiting where
+    /// the pool reports its waiting callers, at its maximum where it does
+    /// not. A pool full of leaked connections that nobody waits on yet is
+    /// a fact of the story, not yet the incident.
+    pub pressing_secs: Vec<bool>,
     /// The most callers waiting on any instance in each second (0 where none
     /// did or no sample covers it).
     pub waiting_peak: Vec<f32>,
@@ -129,6 +134,11 @@ pub fn pool_state(agg: &Aggregates, span: Span, ids: &Identities) -> PoolState {
     // Keyed by instance; series that name none by their labels, so that a
     // task's in-use, maximum and waiting series (tagged alike) pair up
     // instead of one task's standing for all.
+    //
+    // Series with no labels at all pair within their metric family
+    // (`sqlalchemy_pool_checkedout` with `sqlalchemy_pool_size`): the
+    // database's own count of backends is no pool that an application's
+    // pool size bounds (117 "in use" of 20).
     type Key = (String, String);
     let mut by_instance: BTreeMap<Key, [Option<&crate::aggregate::Series>; 3]> = BTreeMap::new();
     for s in agg.metric_series() {
@@ -140,10 +150,10 @@ pub fn pool_state(agg: &Aggregates, span: Span, ids: &Identities) -> PoolState {
         };
         let key = match s.instance.as_deref() {
             Some(i) => (ids.canonical(i), String::new()),
-            None => (
-                String::new(),
-                s.key.find('{').map_or("", |b| &s.key[b..]).to_string(),
-            ),
+            None => match s.key.find('{') {
+                Some(b) => (String::new(), s.key[b..].to_string()),
+                None => (String::new(), family(&s.name)),
+            },
         };
         let e = by_instance.entry(key).or_insert([None, None, None]);
         // Several series of one role on one instance (pools): keep the first by key.
@@ -169,6 +179,7 @@ pub fn pool_state(agg: &Aggregates, span: Span, ids: &Identities) -> PoolState {
     }
     let mut state = PoolState {
         saturated_secs: vec![false; span.len()],
+        pressing_secs: vec![false; span.len()],
         waiting_secs: vec![false; span.len()],
         waiting_peak: vec![0.0; span.len()],
         log_lines: vec![0; span.len()],
@@ -222,6 +233,14 @@ pub fn pool_state(agg: &Aggregates, span: Span, ids: &Identities) -> PoolState {
                         if let Some(p) = state.waiting_peak.get_mut(i) {
                             *p = p.max(wait.unwrap_or(0.0) as f32);
                         }
+                    }
+                }
+            }
+            let knows_waiting = is_waiting_series || waiting.is_some();
+            if waits || (at_max && !knows_waiting) {
+                for s in t.div_euclid(1000)..(t + step).div_euclid(1000) {
+                    if let Some(p) = second(span, s).and_then(|i| state.pressing_secs.get_mut(i)) {
+                        *p = true;
                     }
                 }
             }
@@ -284,6 +303,15 @@ pub fn pool_state(agg: &Aggregates, span: Span, ids: &Identities) -> PoolState {
 }
 
 /// Second `s`'s place in the per-second series of `span`, if it is in it.
+/// A metric's family: its name up to the first `_` or `.` (`sqlalchemy`,
+/// `hikaricp`, `pgbouncer`, `pg`), lower-cased.
+fn family(name: &str) -> String {
+    name.split(['_', '.'])
+        .next()
+        .unwrap_or(name)
+        .to_ascii_lowercase()
+}
+
 fn second(span: Span, s: i64) -> Option<usize> {
     span.contains(s).then(|| (s - span.start) as usize)
 }
@@ -387,5 +415,99 @@ mod tests {
         assert_eq!(p.instances.len(), 2);
         assert_eq!(saturated, ["sv_active{task_arn=a}"]);
         assert!(!p.series.contains("postgresql.connections{host=db-1}"));
+    }
+
+    /// A pool at its maximum presses on requests only where it does not
+    /// say that nobody waits: the onset is not dated by a pool full of
+    /// leaked connections whose waiting callers read zero.
+    #[test]
+    fn a_full_pool_nobody_waits_on_does_not_press() {
+        let state = |with_waiting: bool| {
+            let mut agg = Aggregates::new();
+            let mut push = |name: &str, role: MetricRole, v: f64| {
+                for k in 0..5i64 {
+                    agg.add(Event::Metric(MetricSample {
+                        ts: k * 60_000,
+                        origin: Default::default(),
+                        name: name.into(),
+                        role: Some(role),
+                        value: v,
+                        instance: Some("web-1".into()),
+                        series: format!("{name}{{pod=web-1}}"),
+                        period_start: false,
+                    }));
+                }
+            };
+            push(
+                "hikaricp_connections_active",
+                MetricRole::DbConnectionsInUse,
+                10.0,
+            );
+            push(
+                "hikaricp_connections_max",
+                MetricRole::DbConnectionsMax,
+                10.0,
+            );
+            if with_waiting {
+                push(
+                    "hikaricp_connections_pending",
+                    MetricRole::DbConnectionsWaiting,
+                    0.0,
+                );
+            }
+            agg.finish();
+            let span = Span::new(0, 300);
+            let ids = super::super::identity::build(&agg, span, &[]);
+            pool_state(&agg, span, &ids)
+        };
+        let told = state(true);
+        assert!(told.any_saturation());
+        assert!(!told.pressing_secs.iter().any(|p| *p));
+        let untold = state(false);
+        assert!(untold.pressing_secs.iter().any(|p| *p));
+    }
+
+    /// Series with no labels at all (one column each in a panel export):
+    /// the database's count of backends does not pair with the
+    /// application pool's size; the pool's own in-use count does.
+    #[test]
+    fn unlabelled_series_pair_within_their_family() {
+        let mut agg = Aggregates::new();
+        let mut push = |name: &str, role: MetricRole, v: f64| {
+            for k in 0..5i64 {
+                agg.add(Event::Metric(MetricSample {
+                    ts: k * 60_000,
+                    origin: Default::default(),
+                    name: name.into(),
+                    role: Some(role),
+                    value: v,
+                    instance: None,
+                    series: name.into(),
+                    period_start: false,
+                }));
+            }
+        };
+        push(
+            "pg_stat_database_numbackends",
+            MetricRole::DbConnectionsInUse,
+            117.0,
+        );
+        push(
+            "sqlalchemy_pool_checkedout",
+            MetricRole::DbConnectionsInUse,
+            12.0,
+        );
+        push("sqlalchemy_pool_size", MetricRole::DbConnectionsMax, 20.0);
+        agg.finish();
+        let span = Span::new(0, 300);
+        let ids = super::super::identity::build(&agg, span, &[]);
+        let p = pool_state(&agg, span, &ids);
+        let pools: Vec<(&str, Option<f64>)> = p
+            .instances
+            .iter()
+            .map(|i| (i.series.as_str(), i.max))
+            .collect();
+        assert_eq!(pools, [("sqlalchemy_pool_checkedout", Some(20.0))]);
+        assert!(!p.any_saturation());
     }
 }

@@ -53,10 +53,21 @@ pub struct Leak {
 type Summed = (String, u32, usize, Vec<(Millis, f64)>);
 
 fn summed(agg: &Aggregates, from: Millis, to: Millis) -> Summed {
-    let series: Vec<&crate::aggregate::Series> = agg
+    // One metric's series only: the database's own count of backends and
+    // the pools' counts of the same connections added up would count each
+    // twice. The metric with the most series (a pool per instance) is read.
+    let mut by_name: BTreeMap<&str, Vec<&crate::aggregate::Series>> = BTreeMap::new();
+    for s in agg
         .metric_series()
         .filter(|s| s.role == Some(MetricRole::DbConnectionsInUse))
-        .collect();
+    {
+        by_name.entry(s.name.as_str()).or_default().push(s);
+    }
+    let series: Vec<&crate::aggregate::Series> = by_name
+        .into_values()
+        .rev()
+        .max_by_key(Vec::len)
+        .unwrap_or_default();
     let name = series.first().map(|s| s.name.clone()).unwrap_or_default();
     let input = series.first().map_or(0, |s| s.input);
     let first = from.div_euclid(BUCKET_MS);

@@ -45,6 +45,16 @@ const MAX_CHANGES_WEIGHED: usize = 5;
 type Minutes = Vec<Option<(u32, f64)>>;
 
 pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
+    let found = sink.len();
+    by_latency(cx, sink);
+    if sink.len() == found {
+        by_request_rate(cx, sink);
+    }
+}
+
+/// Instances whose requests in the access log answered far slower than
+/// their peers'.
+fn by_latency(cx: &Context<'_>, sink: &mut Vec<Finding>) {
     let a = cx.analysis;
     let (Some(_), Some(window)) = (a.incident, a.window()) else {
         return;
@@ -205,6 +215,16 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
                 })
         });
     }
+    // An instance waiting on its own exhausted pool (its log says so, or
+    // its pool's metrics) is the pool running out there first, which
+    // `pool_exhaustion` tells: a gray failure is one slow for no reason
+    // the data shows.
+    let exhausted = pool_exhausted(cx, window);
+    stuck.retain(|st| {
+        names
+            .get(st.0)
+            .is_none_or(|n| !exhausted.contains(&a.ids.canonical(n)))
+    });
     // One instance named two ways (pod, IP:port) is one.
     let mut seen = std::collections::BTreeSet::new();
     // `stuck` holds indices of `names`.
@@ -281,6 +301,117 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
                 shown.join(", ")
             ),
             sources: vec![input],
+        }],
+        actions: ACTIONS,
+    });
+}
+
+/// Instances (canonical) that logged pool exhaustion, or whose pool
+/// metrics had callers waiting, in `window`.
+fn pool_exhausted(cx: &Context<'_>, window: Span) -> std::collections::BTreeSet<String> {
+    let a = cx.analysis;
+    let (lo, hi) = (window.start * 1000, window.end * 1000);
+    let logged = cx
+        .agg
+        .signal_counts(crate::event::Signal::PoolExhausted)
+        .into_iter()
+        .filter(|(inst, s, _)| !inst.is_empty() && window.contains(*s))
+        .map(|(inst, _, _)| a.ids.canonical(&inst));
+    let waited = a
+        .pool
+        .instances
+        .iter()
+        .filter(|p| {
+            !p.instance.is_empty()
+                && p.peak_waiting > 0.0
+                && p.saturated.iter().any(|(s, e)| *s < hi && *e > lo)
+        })
+        .map(|p| a.ids.canonical(&p.instance));
+    logged.chain(waited).collect()
+}
+
+/// A restart this close to the window's end is the responders ending it,
+/// not the instance dying while it was stuck.
+const ENDED_BY_RESTART_MS: i64 = 120_000;
+
+/// Instances whose own request-rate metrics fell far below their peers'
+/// (see `correlate::throughput`): what an access log that names no
+/// upstream leaves to see of a stuck instance. An instance that restarted
+/// in the middle of it was dying, not stuck; a fall alone says less than
+/// requests timing out on one instance, so the certainty stays below the
+/// latency path's.
+fn by_request_rate(cx: &Context<'_>, sink: &mut Vec<Finding>) {
+    let a = cx.analysis;
+    let Some(window) = a.window().filter(|_| a.incident.is_some()) else {
+        return;
+    };
+    let (from, to) = (
+        (window.start + 60) * 1000,
+        window.end * 1000 - ENDED_BY_RESTART_MS,
+    );
+    let stalled: Vec<&crate::correlate::throughput::Stall> =
+        a.stalls
+            .iter()
+            .filter(|s| {
+                !a.history.restarts.iter().any(|r| {
+                    a.ids.canonical(&r.instance) == s.instance && r.down > from && r.down < to
+                })
+            })
+            .collect();
+    if stalled.is_empty() {
+        return;
+    }
+    // Those compared all served before it began: none joined during it.
+    let running = stalled.iter().map(|s| s.of).max().unwrap_or(0);
+    let mut evidence = Vec::new();
+    let mut deepest: f64 = 1.0;
+    for s in &stalled {
+        let rel = s.ratio() / s.peers_ratio.max(f64::MIN_POSITIVE);
+        deepest = deepest.min(rel);
+        evidence.push(Evidence::new(
+            format!(
+                "{}: its requests completed fell to {:.0}% of its own rate before the incident, while its peers kept {:.0}% of theirs (median), by `{}`",
+                a.ids.display(&s.instance),
+                100.0 * s.ratio(),
+                100.0 * s.peers_ratio,
+                s.series
+            ),
+            a.input_name(s.input).to_string(),
+        ));
+    }
+    // 0.5 at the threshold (half its peers' share), up to 0.75 for one
+    // that completed nothing.
+    let c = 0.5 + 0.25 * (1.0 - deepest / 0.5).clamp(0.0, 1.0);
+    let shown: Vec<String> = stalled.iter().map(|s| a.ids.display(&s.instance)).collect();
+    let sources: Vec<String> = stalled
+        .iter()
+        .map(|s| a.input_name(s.input).to_string())
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    sink.push(Finding {
+        pattern: ID,
+        title: format!(
+            "{} of {} instances stopped completing requests while their peers went on",
+            stalled.len(),
+            running
+        ),
+        confidence: confidence(c),
+        start: window.start * 1000,
+        end: window.end * 1000,
+        subject: Subject {
+            instance: shown.first().filter(|_| stalled.len() == 1).cloned(),
+            ..Subject::default()
+        },
+        evidence,
+        timeline: vec![TimelineEntry {
+            ts: window.start * 1000,
+            kind: TimelineKind::InstanceStuck,
+            text: format!(
+                "{} completing far fewer requests than their peers (request-rate metrics)",
+                shown.join(", ")
+            ),
+            sources,
         }],
         actions: ACTIONS,
     });

@@ -267,7 +267,7 @@ fn header_shape(cells: &[Cow<str>]) -> Result<Shape, Skip> {
             labels,
         });
     }
-    let series = cells
+    let series: Vec<SeriesColumn> = cells
         .iter()
         .enumerate()
         .filter(|&(i, _)| i != time)
@@ -288,9 +288,33 @@ fn header_shape(cells: &[Cow<str>]) -> Result<Shape, Skip> {
         .collect();
     Ok(Shape::Wide {
         time,
-        series,
+        series: apart(series),
         labels: Vec::new(),
     })
+}
+
+/// Columns that bear the same name and labels (a panel whose legend is the
+/// metric's name, one column per pod) are still one series each: a
+/// `column` label (its place among those of its name, from 1) keeps them
+/// apart instead of mixing their values into one.
+fn apart(mut series: Vec<SeriesColumn>) -> Vec<SeriesColumn> {
+    let same = |a: &SeriesColumn, b: &SeriesColumn| a.1 == b.1 && a.2 == b.2;
+    // (how many of its kind come before it, whether any other is alike)
+    let places: Vec<(usize, bool)> = series
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let before = series.iter().take(i).filter(|d| same(c, d)).count();
+            let after = series.iter().skip(i + 1).any(|d| same(c, d));
+            (before, before > 0 || after)
+        })
+        .collect();
+    for (c, (before, repeated)) in series.iter_mut().zip(places) {
+        if repeated {
+            c.2.push(("column".to_string(), (before + 1).to_string()));
+        }
+    }
+    series
 }
 
 /// `2026-10-01 07:58:00`, `2026-10-01T07:58:00Z`, epoch seconds or millis.
@@ -543,6 +567,18 @@ mod tests {
                     Ok(vec![]),
                     Ok(vec![rec("web-0", "20", "web-0")]),
                     Err("a value cell is not a number"),
+                ],
+            ),
+            (
+                "wide, one column per pod under one legend",
+                vec!["\"Time\",\"pool_in_use\",\"pool_in_use\",\"up\"", "1790841480000,3,7,1"],
+                vec![
+                    Ok(vec![]),
+                    Ok(vec![
+                        rec("pool_in_use", "3", "pool_in_use{column=\"1\"}"),
+                        rec("pool_in_use", "7", "pool_in_use{column=\"2\"}"),
+                        rec("up", "1", "up"),
+                    ]),
                 ],
             ),
             (

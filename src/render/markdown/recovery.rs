@@ -33,13 +33,27 @@ fn in_window(d: &Draft<'_>, ts: &str) -> bool {
     }
 }
 
-/// The last responder action in the window: what a person (or an
-/// autoscaler) did that the data shows.
+/// How long after the measured recovery a responder's action still counts
+/// as in the window: recovery is dated by the requests, the action by
+/// another source's clock, and the two may disagree by seconds (a
+/// scale-out logged 3 s after the requests recovered is what ended it, not
+/// an afterthought).
+const ACTION_SKEW_S: i64 = 30;
+
+/// The last responder action in the window (or within [`ACTION_SKEW_S`]
+/// after it): what a person (or an autoscaler) did that the data shows.
 pub(crate) fn action<'a>(d: &Draft<'a>) -> Option<&'a TimelineJson> {
+    let just_after = |ts: &str| {
+        d.r.incident
+            .recovered
+            .as_ref()
+            .and_then(|rec| secs_between(rec, ts))
+            .is_some_and(|s| s > 0 && s <= ACTION_SKEW_S)
+    };
     d.r.timeline
         .iter()
         .rev()
-        .find(|e| responders(e) && in_window(d, &e.ts))
+        .find(|e| responders(e) && (in_window(d, &e.ts) || just_after(&e.ts)))
 }
 
 /// A timeline row that is a person's (or an autoscaler's) action.
@@ -167,7 +181,8 @@ pub(crate) fn unsettled(d: &Draft<'_>) -> Option<String> {
 fn later_action(d: &Draft<'_>) -> Option<String> {
     let rec = d.r.incident.recovered.as_ref()?;
     let a = d.r.timeline.iter().find(|e| {
-        responders(e) && secs_between(rec, &e.ts).is_some_and(|s| s > 0 && s <= LATER_ACTION_S)
+        responders(e)
+            && secs_between(rec, &e.ts).is_some_and(|s| s > ACTION_SKEW_S && s <= LATER_ACTION_S)
     })?;
     let gap = secs_between(rec, &a.ts)?;
     Some(format!(
@@ -451,6 +466,26 @@ mod tests {
         assert!(
             out.contains("; the rollback at 08:05:41 UTC came 4 min 6 s after recovery."),
             "{out}"
+        );
+    }
+
+    /// A scale-out logged seconds after the requests recovered is what
+    /// ended it: the two clocks are different sources'.
+    #[test]
+    fn a_scale_out_seconds_after_recovery_ended_it() {
+        let mut r = bulk();
+        r.findings.retain(|f| f.pattern == "pool_exhaustion");
+        r.timeline.push(TimelineJson {
+            ts: "2026-10-01T08:01:38Z".to_string(),
+            kind: TimelineKind::ScaleOut,
+            text: "`api` scaled out from 3 to 6 instances".to_string(),
+            sources: vec!["events.json:9".to_string()],
+        });
+        let d = Draft::new(&r);
+        let ended = ended(&d).unwrap_or_default();
+        assert!(
+            ended.starts_with("the scale-out at 08:01:38 UTC"),
+            "{ended}"
         );
     }
 }

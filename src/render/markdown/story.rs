@@ -79,8 +79,9 @@ fn step(d: &Draft<'_>, f: &FindingJson, after_trigger: Option<&str>) -> String {
             lower_first(&t)
         ),
         "stuck_instance" => format!(
-            "It began at {at} UTC: {}{h}. Requests routed to it waited instead of failing fast.",
-            lower_first(&t)
+            "It began at {at} UTC: {}{h}. Requests routed to {} waited instead of failing fast.",
+            lower_first(&t),
+            if f.subject.instance.is_some() { "it" } else { "them" }
         ),
         "pool_exhaustion" => {
             let lead = match after_trigger {

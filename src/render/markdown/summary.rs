@@ -281,9 +281,15 @@ pub(crate) fn section(out: &mut String, d: &Draft<'_>) {
         .filter(|_| !caused);
     match (recovery::ended(d), &r.incident.recovered) {
         (Some(e), Some(rec)) => {
-            let e = match &why {
-                Some(w) => e.replace(&format!(" (reason given: \"{w}\")"), ""),
-                None => e,
+            // The reason stays when a cause was found, set apart by a
+            // semicolon: not a parenthesis inside the action's own.
+            let e = match (&why, stated_reason(&e)) {
+                (Some(w), _) => e.replace(&format!(" (reason given: \"{w}\")"), ""),
+                (None, Some(w)) => e.replace(
+                    &format!(" (reason given: \"{w}\")"),
+                    &format!("; reason given: \"{w}\""),
+                ),
+                (None, None) => e,
             };
             let _ = write!(
                 s,
