@@ -1375,6 +1375,10 @@ mod tests {
         assert_eq!(at, [300], "beside slow requests only");
         let untimed = vec![Cell::default(); n];
         let felt = felt_waiting(&waiting, &errors, &latency, &untimed);
-        assert_eq!((0..n).filter(|i| felt[*i]).count(), 2, "nothing timed to say");
+        assert_eq!(
+            (0..n).filter(|i| felt[*i]).count(),
+            2,
+            "nothing timed to say"
+        );
     }
 }

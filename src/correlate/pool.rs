@@ -417,6 +417,29 @@ mod tests {
         assert!(!p.series.contains("postgresql.connections{host=db-1}"));
     }
 
+    /// A sample a minute of one series, `v` throughout, for five minutes.
+    fn five_minutes(
+        agg: &mut Aggregates,
+        name: &str,
+        role: MetricRole,
+        instance: Option<&str>,
+        key: &str,
+        v: f64,
+    ) {
+        for k in 0..5i64 {
+            agg.add(Event::Metric(MetricSample {
+                ts: k * 60_000,
+                origin: Default::default(),
+                name: name.into(),
+                role: Some(role),
+                value: v,
+                instance: instance.map(str::to_string),
+                series: key.into(),
+                period_start: false,
+            }));
+        }
+    }
+
     /// A pool at its maximum presses on requests only where it does not
     /// say that nobody waits: the onset is not dated by a pool full of
     /// leaked connections whose waiting callers read zero.
@@ -425,18 +448,8 @@ mod tests {
         let state = |with_waiting: bool| {
             let mut agg = Aggregates::new();
             let mut push = |name: &str, role: MetricRole, v: f64| {
-                for k in 0..5i64 {
-                    agg.add(Event::Metric(MetricSample {
-                        ts: k * 60_000,
-                        origin: Default::default(),
-                        name: name.into(),
-                        role: Some(role),
-                        value: v,
-                        instance: Some("web-1".into()),
-                        series: format!("{name}{{pod=web-1}}"),
-                        period_start: false,
-                    }));
-                }
+                let key = format!("{name}{{pod=web-1}}");
+                five_minutes(&mut agg, name, role, Some("web-1"), &key, v);
             };
             push(
                 "hikaricp_connections_active",
@@ -474,18 +487,7 @@ mod tests {
     fn unlabelled_series_pair_within_their_family() {
         let mut agg = Aggregates::new();
         let mut push = |name: &str, role: MetricRole, v: f64| {
-            for k in 0..5i64 {
-                agg.add(Event::Metric(MetricSample {
-                    ts: k * 60_000,
-                    origin: Default::default(),
-                    name: name.into(),
-                    role: Some(role),
-                    value: v,
-                    instance: None,
-                    series: name.into(),
-                    period_start: false,
-                }));
-            }
+            five_minutes(&mut agg, name, role, None, name, v);
         };
         push(
             "pg_stat_database_numbackends",

@@ -263,9 +263,8 @@ mod tests {
         assert!(fleet(&[(1.0, 1.0), (1.0, 0.1)], true).is_empty());
     }
 
-    #[test]
-    fn served_means_requests_completed_in_the_span() {
-        let s = |points: Vec<(Millis, f64)>| Series {
+    fn s(points: Vec<(Millis, f64)>) -> Series {
+        Series {
             key: "x".into(),
             name: "x".into(),
             role: Some(MetricRole::RequestsRate),
@@ -273,7 +272,11 @@ mod tests {
             input: 0,
             period_start: false,
             points,
-        };
+        }
+    }
+
+    #[test]
+    fn served_means_requests_completed_in_the_span() {
         let rising = s((0..10).map(|k| (k * 1000, k as f64)).collect());
         assert!(served(&rising, (5000, 6000)));
         // A counter that held flat (a pod gone, its last value repeated).
@@ -290,17 +293,8 @@ mod tests {
     fn a_counter_reset_by_a_restart_is_no_fall() {
         let mut points: Vec<(Millis, f64)> = (0..20).map(|k| (k * 1000, k as f64 * 10.0)).collect();
         points.extend((20..40).map(|k| (k * 1000, (k - 20) as f64 * 10.0)));
-        let s = Series {
-            key: "x".into(),
-            name: "x".into(),
-            role: Some(MetricRole::RequestsRate),
-            instance: Some("a".into()),
-            input: 0,
-            period_start: false,
-            points,
-        };
         // Ten a second every step, the reset's step read from zero.
-        let r = rate(&s, (0, 40_000)).unwrap_or_default();
+        let r = rate(&s(points), (0, 40_000)).unwrap_or_default();
         assert!((r - 10.0).abs() < 0.01, "{r}");
     }
 }
