@@ -101,6 +101,8 @@ pub struct Analysis {
     pub history: InstanceHistory,
     /// Runs (start, end) of seconds with requests expected and none served.
     pub outages: Vec<Span>,
+    /// Outages in which the request log holds no request at all.
+    pub silence: Option<Silence>,
     pub timeline: Vec<TimelineEntry>,
     /// Instances (as access logs name them) with failed requests in the window.
     pub instances_with_failures: Vec<String>,
@@ -364,6 +366,7 @@ pub fn correlate(agg: &Aggregates, opts: &CorrelateOptions) -> Result<Analysis, 
         window,
         range_rate(&a.totals, rel(span, baseline), |c| c.ok),
     );
+    a.silence = silence(&a.totals, span, &a.outages, baseline);
     a.attribution = attribution::attribute(agg, window, baseline)?;
     a.instances_with_failures = agg
         .dim_stats(Dim::Instance, window, baseline)?
@@ -1214,6 +1217,48 @@ fn outages(totals: &[Cell], span: Span, window: Span, ok_rate: f64) -> Vec<Span>
         .collect()
 }
 
+/// Stretches of the incident in which the request log holds no request
+/// at all where many were expected (see [`silence`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Silence {
+    /// Seconds in all.
+    pub secs: i64,
+    pub longest: Span,
+    /// Requests the baseline's rate expected in them.
+    pub expected: f64,
+}
+
+/// Requests a silent stretch must have been expected to hold (at the
+/// baseline's rate) to be told: a quiet service's 10 s without a request
+/// is its usual.
+const SILENT_EXPECTED: f64 = 20.0;
+
+/// Full interruptions in which the request log holds no request at all,
+/// where the baseline's rate expected many: what happened to those
+/// requests is not in it (a load balancer's 502/503 while no instance was
+/// up are logged in front of the service), so the failures counted are a
+/// lower bound.
+fn silence(totals: &[Cell], span: Span, outages: &[Span], baseline: Span) -> Option<Silence> {
+    let rate = range_rate(totals, rel(span, baseline), |c| c.requests);
+    let silent: Vec<&Span> = outages
+        .iter()
+        .filter(|o| {
+            let r = rel(span, **o);
+            totals
+                .get(r)
+                .is_some_and(|cells| cells.iter().all(|c| c.requests == 0 && c.done == 0))
+                && rate * o.len() as f64 >= SILENT_EXPECTED
+        })
+        .collect();
+    let longest = **silent.iter().max_by_key(|o| (o.len(), -o.start))?;
+    let secs = silent.iter().map(|o| o.len() as i64).sum();
+    Some(Silence {
+        secs,
+        longest,
+        expected: rate * secs as f64,
+    })
+}
+
 /// Milliseconds to whole seconds.
 pub fn secs(ms: Millis) -> i64 {
     ms.div_euclid(1000)
@@ -1380,5 +1425,28 @@ mod tests {
             2,
             "nothing timed to say"
         );
+    }
+
+    /// An outage whose seconds hold no request at all, where the baseline
+    /// expected dozens, is told; one whose requests were logged failing is
+    /// counted in full and is not.
+    #[test]
+    fn an_outage_the_request_log_holds_nothing_of_is_silence() {
+        let mut totals = served(&[2; 400]);
+        for c in totals.iter_mut().skip(300).take(30) {
+            *c = Cell::default();
+        }
+        for c in totals.iter_mut().skip(350).take(20) {
+            c.failed = c.requests;
+        }
+        let span = Span::new(1000, 1400);
+        let baseline = Span::new(1000, 1250);
+        let outages = [Span::new(1300, 1330), Span::new(1350, 1370)];
+        let s = silence(&totals, span, &outages, baseline);
+        assert_eq!(
+            s.map(|s| (s.secs, s.longest, s.expected.round() as i64)),
+            Some((30, Span::new(1300, 1330), 60))
+        );
+        assert_eq!(silence(&totals, span, &outages[1..], baseline), None);
     }
 }

@@ -243,6 +243,10 @@ pub struct Extra {
     /// in the baseline, when both have some: a slowdown that failed nothing
     /// is told by it.
     pub latency_ms: Option<(f64, f64)>,
+    /// Seconds of the incident the request log holds nothing of, though
+    /// the baseline's rate expected requests: (seconds, longest stretch,
+    /// requests expected in all).
+    pub silence: Option<(i64, SpanJson, f64)>,
 }
 
 /// The blamed client's figures in the incident window and its baseline,
@@ -589,6 +593,16 @@ pub fn build(
             culprit: culprit_figures(attr, a),
             requests_span: requests_span(a),
             latency_ms: inc.and(latency_ms(a)),
+            silence: inc.and(a.silence).map(|q| {
+                (
+                    q.secs,
+                    SpanJson {
+                        start: rfc3339(q.longest.start * 1000),
+                        end: rfc3339(q.longest.end * 1000),
+                    },
+                    q.expected,
+                )
+            }),
             instances_joined: if inc.is_some() {
                 a.instances_joined.iter().cloned().collect()
             } else {

@@ -93,6 +93,16 @@ pub(crate) fn section(out: &mut String, d: &Draft<'_>) {
             count(n)
         );
     }
+    if let (None, Some((secs, longest, expected))) = (super::unarrived(r), &r.extra.silence) {
+        let _ = writeln!(
+            out,
+            "- **Requests not in the log:** for {} of the incident the request log holds no request at all (the longest stretch {}–{} UTC), where about {} were expected at the usual rate. Requests refused in front of the service that logs them (a balancer's 502 or 503 while no instance was up) are not in these inputs, so the failures above are a lower bound.",
+            crate::render::time::duration(*secs),
+            crate::render::time::hms(&longest.start),
+            crate::render::time::hms(&longest.end),
+            count(expected.round() as u64)
+        );
+    }
     if let Some(slow) = super::summary::slowdown(r) {
         let _ = writeln!(out, "- **Latency:** {slow}.");
     }
@@ -260,5 +270,25 @@ mod tests {
         assert!(impact(&r).contains("the other 2 stayed healthy"));
         r.impact.instances_total = 4;
         assert!(impact(&r).contains("the other one stayed healthy"));
+    }
+
+    #[test]
+    fn requests_the_log_never_saw_make_the_count_a_lower_bound() {
+        let mut r = bulk();
+        assert!(!impact(&r).contains("Requests not in the log"));
+        r.extra.silence = Some((
+            225,
+            crate::report::SpanJson {
+                start: "2026-10-01T07:58:00Z".to_string(),
+                end: "2026-10-01T08:01:29Z".to_string(),
+            },
+            1980.4,
+        ));
+        let s = impact(&r);
+        assert!(
+            s.contains("for 3 min 45 s of the incident the request log holds no request at all (the longest stretch 07:58:00–08:01:29 UTC), where about 1,980 were expected"),
+            "{s}"
+        );
+        assert!(s.contains("the failures above are a lower bound"), "{s}");
     }
 }
