@@ -33,7 +33,7 @@ pub use pool::{PoolInstance, PoolState};
 pub use timeline::{TimelineEntry, TimelineKind};
 
 use crate::aggregate::{AggregateError, Aggregates, Cell, Dim, Span};
-use crate::event::{InfraEvent, InfraKind, MetricRole, Millis, Origin, Signal};
+use crate::event::{InfraEvent, InfraKind, Millis, Origin, Signal};
 
 /// What correlation needs besides the aggregates.
 #[derive(Clone, Debug, Default)]
@@ -481,11 +481,9 @@ fn fleet(
     // Counting requests it completed inside the window (not in the
     // lookback: a pod a rollout stopped just before served none of it).
     let inside = (window.start * 1000, hi);
-    for s in agg.metric_series() {
-        if let (Some(MetricRole::RequestsRate), Some(inst)) = (s.role, s.instance.as_deref()) {
-            if !inst.is_empty() && throughput::served(s, inside) {
-                out.insert(a.ids.canonical(inst));
-            }
+    for (s, inst) in throughput::per_instance(agg) {
+        if throughput::served(s, inside) {
+            out.insert(a.ids.canonical(inst));
         }
     }
     for signal in [Signal::Startup, Signal::Shutdown, Signal::PoolExhausted] {
@@ -541,10 +539,8 @@ fn joined(
     }
     // Counting requests only from after the start: a pod started in it.
     let mut first_counted: std::collections::BTreeMap<String, Millis> = Default::default();
-    for s in agg.metric_series() {
-        if let (Some(MetricRole::RequestsRate), Some(inst), Some(p)) =
-            (s.role, s.instance.as_deref(), s.points.first())
-        {
+    for (s, inst) in throughput::per_instance(agg) {
+        if let Some(p) = s.points.first() {
             let t = first_counted.entry(a.ids.canonical(inst)).or_insert(p.0);
             *t = (*t).min(p.0);
         }
@@ -1023,26 +1019,21 @@ const FELT_WITHIN_S: usize = 60;
 /// [`FELT_WITHIN_S`] and none of them failed or slowed beyond baseline.
 fn felt_waiting(waiting: &[bool], errors: &[bool], latency: &[bool], totals: &[Cell]) -> Vec<bool> {
     let n = waiting.len();
-    let prefix = |f: &dyn Fn(usize) -> bool| {
-        std::iter::once(0)
-            .chain((0..n).scan(0usize, |sum, i| {
-                *sum += usize::from(f(i));
-                Some(*sum)
-            }))
-            .collect::<Vec<usize>>()
-    };
     let at = |v: &[bool], i: usize| v.get(i) == Some(&true);
-    let hurt = prefix(&|i| at(errors, i) || at(latency, i));
-    let timed = prefix(&|i| totals.get(i).is_some_and(|c| c.timed > 0));
-    let count = |p: &[usize], i: usize| {
-        let (a, b) = (
+    let hurt =
+        stats::prefix_sums((0..n).map(|i| f64::from(u8::from(at(errors, i) || at(latency, i)))));
+    let timed = stats::prefix_sums(
+        (0..n).map(|i| f64::from(u8::from(totals.get(i).is_some_and(|c| c.timed > 0)))),
+    );
+    let near = |p: &[f64], i: usize| {
+        stats::range_sum(
+            p,
             i.saturating_sub(FELT_WITHIN_S),
             (i + FELT_WITHIN_S + 1).min(n),
-        );
-        p.get(b).copied().unwrap_or(0) - p.get(a).copied().unwrap_or(0)
+        )
     };
     (0..n)
-        .map(|i| at(waiting, i) && (count(&hurt, i) > 0 || count(&timed, i) == 0))
+        .map(|i| at(waiting, i) && (near(&hurt, i) > 0.0 || near(&timed, i) == 0.0))
         .collect()
 }
 

@@ -56,6 +56,15 @@ const MIN_COMPARED: usize = 3;
 /// Samples a series needs on each side to have a rate there.
 const MIN_POINTS: usize = 3;
 
+/// The request-rate series that name an instance, with that name.
+pub fn per_instance(agg: &Aggregates) -> impl Iterator<Item = (&Series, &str)> {
+    agg.metric_series()
+        .filter_map(|s| match (s.role, s.instance.as_deref()) {
+            (Some(MetricRole::RequestsRate), Some(i)) if !i.is_empty() => Some((s, i)),
+            _ => None,
+        })
+}
+
 /// Stalled instances in `window` against `baseline`; none when the metrics
 /// compare fewer than [`MIN_COMPARED`] instances, or when half or more of
 /// them fell (then it is the service, not an instance).
@@ -66,13 +75,7 @@ pub fn stalls(agg: &Aggregates, ids: &Identities, window: Span, baseline: Span) 
     // of one instance (one per status code) add up.
     let mut by_instance: BTreeMap<String, (f64, f64, String, u32)> = BTreeMap::new();
     let mut measured: BTreeMap<String, (bool, bool)> = BTreeMap::new();
-    for s in agg.metric_series() {
-        let (Some(MetricRole::RequestsRate), Some(inst)) = (s.role, s.instance.as_deref()) else {
-            continue;
-        };
-        if inst.is_empty() {
-            continue;
-        }
+    for (s, inst) in per_instance(agg) {
         let name = ids.canonical(inst);
         let (b, d) = (rate(s, before), rate(s, during));
         let seen = measured.entry(name.clone()).or_default();
