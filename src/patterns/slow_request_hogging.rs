@@ -89,7 +89,7 @@ struct Hog {
 /// pool is exhausted everyone's durations grow by the queue, and only the
 /// work itself is what the hog held), its share of the requests, and
 /// whether it held this much before.
-fn shares(stats: &[DimStats], by_busy: bool) -> Vec<(&DimStats, f64, f64, bool)> {
+fn shares(stats: &[DimStats], by_busy: bool) -> Vec<Share<'_>> {
     let held = |s: &DimStats| {
         if by_busy {
             (s.window_busy_ms, s.baseline_busy_ms)
@@ -106,6 +106,7 @@ fn shares(stats: &[DimStats], by_busy: bool) -> Vec<(&DimStats, f64, f64, bool)>
     if held_w <= 0.0 || req_w <= 0.0 {
         return Vec::new();
     }
+    let peers = Peers::of(stats.iter().map(|s| (s, held(s).0)));
     stats
         .iter()
         .map(|s| {
@@ -116,9 +117,80 @@ fn shares(stats: &[DimStats], by_busy: bool) -> Vec<(&DimStats, f64, f64, bool)>
                 && req_b > 0.0
                 && b / held_b >= HOG_FACTOR * (s.baseline_requests as f64 / req_b)
                 && b / held_b >= MIN_BUSY_SHARE;
-            (s, share, req, was)
+            Share {
+                stats: s,
+                held: share,
+                requests: req,
+                was,
+                stands_out: stands_out(s, w, &peers),
+            }
         })
         .collect()
+}
+
+/// One value's shares in the window ([`shares`]).
+struct Share<'a> {
+    stats: &'a DimStats,
+    /// Of the held time (or busy time, see [`shares`]).
+    held: f64,
+    requests: f64,
+    /// It held this much before the incident too.
+    was: bool,
+    /// Its requests held the servers far longer each than anyone else's.
+    stands_out: bool,
+}
+
+/// Whether a value's requests held the servers [`HOG_FACTOR`] times as
+/// long each as those of any other value with [`PEER_REQUESTS`] requests
+/// or more: a hog stands out from every other client, not only from the
+/// average. Held time takes each client's quickest tenth of served
+/// requests as its work; where every request of a client waited in a long
+/// queue, that tenth is waiting, and the clients with enough served
+/// requests to use their own figures all look slow alike (seed 3255012: a
+/// thundering herd's queue gave one tenant 0.6 s a request and 42% of the
+/// held time, and another 1.0 s; the real hog of a slow integration holds
+/// hundreds of times what anyone else does).
+fn stands_out(s: &DimStats, held: f64, peers: &Peers) -> bool {
+    let own = held / s.window_requests.max(1) as f64;
+    let other = match peers.top {
+        Some((v, _)) if v == s.value => peers.second,
+        Some((_, x)) => Some(x),
+        None => None,
+    };
+    other.is_none_or(|x| own >= HOG_FACTOR * x)
+}
+
+/// Values with at least this many requests in the window are peers a hog
+/// must stand out from: fewer, and a single slow request is its figure.
+const PEER_REQUESTS: u64 = 30;
+
+/// The two highest held times per request among the values with
+/// [`PEER_REQUESTS`] requests or more (the first with its value).
+struct Peers<'a> {
+    top: Option<(&'a str, f64)>,
+    second: Option<f64>,
+}
+
+impl<'a> Peers<'a> {
+    fn of(per_request: impl Iterator<Item = (&'a DimStats, f64)>) -> Peers<'a> {
+        let mut p = Peers {
+            top: None,
+            second: None,
+        };
+        for (s, held) in per_request.filter(|(s, _)| s.window_requests >= PEER_REQUESTS) {
+            let x = held / s.window_requests as f64;
+            match p.top {
+                Some((_, t)) if x <= t => {
+                    p.second = Some(p.second.map_or(x, |y: f64| y.max(x)));
+                }
+                _ => {
+                    p.second = p.top.map(|t| t.1);
+                    p.top = Some((s.value.as_str(), x));
+                }
+            }
+        }
+        p
+    }
 }
 
 pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
@@ -126,11 +198,12 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
     let (Some(_), Some(window), Some(baseline)) = (a.incident, a.window(), a.baseline) else {
         return;
     };
-    let hogs = |s: &(&DimStats, f64, f64, bool)| {
-        s.1 >= MIN_BUSY_SHARE
-            && s.1 >= HOG_FACTOR * s.2
-            && s.0.window_requests >= 10
-            && s.2 >= crate::correlate::attribution::MIN_CULPRIT_REQUESTS
+    let hogs = |s: &Share<'_>| {
+        s.held >= MIN_BUSY_SHARE
+            && s.held >= HOG_FACTOR * s.requests
+            && s.stats.window_requests >= 10
+            && s.requests >= crate::correlate::attribution::MIN_CULPRIT_REQUESTS
+            && s.stands_out
     };
     // Held time leaves out queueing for a pool, and with it every failed
     // request. Where the pool metrics show no request waiting and no pool
@@ -144,7 +217,14 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
         let Ok(stats) = cx.agg.dim_stats(dim, window, baseline) else {
             continue;
         };
-        for (s, busy, req, was) in shares(&stats, by_busy).into_iter().filter(hogs) {
+        for Share {
+            stats: s,
+            held: busy,
+            requests: req,
+            was,
+            ..
+        } in shares(&stats, by_busy).into_iter().filter(hogs)
+        {
             let (subject, label) = match dim {
                 Dim::Tenant => {
                     let integ = cx.agg.main_integration(&s.value);
@@ -302,4 +382,59 @@ fn pool_queued(a: &crate::correlate::Analysis, window: crate::aggregate::Span) -
     a.pool.first_saturated(span, window).is_some()
         || (window.start.max(span.start)..window.end.min(span.end))
             .any(|s| a.pool.waiting_secs.get((s - span.start) as usize) == Some(&true))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A value with `n` requests in the window holding `ms` each.
+    fn value(name: &str, n: u64, ms: f64) -> DimStats {
+        DimStats {
+            value: name.to_string(),
+            window_requests: n,
+            window_failed: 0,
+            window_busy_ms: n as f64 * ms,
+            baseline_requests: n,
+            baseline_busy_ms: n as f64 * 20.0,
+            window_held_ms: n as f64 * ms,
+            baseline_held_ms: n as f64 * 20.0,
+            total_requests: 2 * n,
+        }
+    }
+
+    fn found(stats: &[DimStats]) -> Vec<String> {
+        shares(stats, false)
+            .into_iter()
+            .filter(|s| {
+                s.held >= MIN_BUSY_SHARE && s.held >= HOG_FACTOR * s.requests && s.stands_out
+            })
+            .map(|s| s.stats.value.clone())
+            .collect()
+    }
+
+    /// A queue everyone waited in: the biggest client holds most of the
+    /// held time from its many served requests, but another holds as long
+    /// a request; neither stands out.
+    #[test]
+    fn the_biggest_of_clients_slowed_alike_is_no_hog() {
+        let mut stats = vec![value("big", 3_700, 620.0), value("other", 540, 1_000.0)];
+        for i in 0..40 {
+            stats.push(value(&format!("t{i}"), 60, 20.0));
+        }
+        assert!(shares(&stats, false)[0].held > 0.5);
+        assert!(found(&stats).is_empty());
+    }
+
+    /// A slow integration holds hundreds of times what anyone else does.
+    #[test]
+    fn a_hog_that_stands_out_from_everyone_is_found() {
+        let mut stats = vec![value("hog", 5_600, 3_500.0)];
+        for i in 0..20 {
+            stats.push(value(&format!("t{i}"), 2_000, 7.0));
+        }
+        // A few slow requests of a small client are not a peer to beat.
+        stats.push(value("tiny", 3, 20_000.0));
+        assert_eq!(found(&stats), ["hog"]);
+    }
 }
