@@ -328,6 +328,7 @@ pub fn analyse(
         baseline: cfg.baseline,
         reconnect_routes: cat.rules.reconnect_routes.clone(),
         scaling: cat.rules.scaling.clone(),
+        stop_causes: cat.rules.stop_causes.clone(),
         identity_labels: cat.rules.identity_labels.clone(),
         since: cfg.since,
         until: cfg.until,

@@ -13,6 +13,7 @@ use crate::aggregate::Aggregates;
 
 use super::identity::Identities;
 use crate::event::{InfraKind, Millis, Origin, Signal};
+use crate::formats::stop_causes::StopCauses;
 
 /// The cause of a restart whose process crashed on its own (its logs said so).
 pub const CRASHED: &str = "the process exited abnormally";
@@ -81,7 +82,7 @@ enum Mark {
 
 /// Instances are named by their canonical name (see `identity`), so one
 /// server seen as a pod, an address and a host is one instance.
-pub fn history(agg: &Aggregates, ids: &Identities) -> InstanceHistory {
+pub fn history(agg: &Aggregates, ids: &Identities, causes: &StopCauses) -> InstanceHistory {
     let mut h = InstanceHistory::default();
     let mut marks: BTreeMap<String, Vec<Marker>> = BTreeMap::new();
     let mut groups: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
@@ -117,7 +118,7 @@ pub fn history(agg: &Aggregates, ids: &Identities) -> InstanceHistory {
         }
     }
     h.groups = groups;
-    finish(&mut h, marks, agg, ids);
+    finish(&mut h, marks, agg, ids, causes);
     h
 }
 
@@ -182,6 +183,7 @@ fn finish(
     mut marks: BTreeMap<String, Vec<Marker>>,
     agg: &Aggregates,
     ids: &Identities,
+    causes: &StopCauses,
 ) {
     // A log line saying a health check failed (a systemd watchdog timing
     // out, an app's own "liveness check failed") is a probe failure of
@@ -305,8 +307,8 @@ fn finish(
     }
     h.restarts
         .sort_by(|a, b| (a.down, &a.instance).cmp(&(b.down, &b.instance)));
-    merge_seen_twice(h);
-    killed_for_the_check(h, agg, ids);
+    merge_seen_twice(h, causes);
+    killed_for_the_check(h, agg, ids, causes);
     drop_reports_of_others(h, &seen_up);
     let groups: Vec<String> = h.groups.keys().cloned().collect();
     for g in groups {
@@ -328,17 +330,17 @@ const SEEN_TWICE_MS: Millis = 10_000;
 /// stopped a task. That last says what it did, not why; kept, it would make
 /// the restart a planned one that the other record (the app's own
 /// shutdown, with no change near) shows was not.
-fn rank(cause: Option<&str>) -> u8 {
+fn rank(cause: Option<&str>, causes: &StopCauses) -> u8 {
     match cause {
         Some(c) if c == CRASHED => 2,
-        Some(c) if died_of(c) => 3,
+        Some(c) if causes.died_of(c) => 3,
         Some(_) => 0,
         None => 1,
     }
 }
 
 /// Restarts of one instance that [`SEEN_TWICE_MS`] and two inputs make one.
-fn merge_seen_twice(h: &mut InstanceHistory) {
+fn merge_seen_twice(h: &mut InstanceHistory, causes: &StopCauses) {
     let mut by_instance: BTreeMap<String, Vec<Restart>> = BTreeMap::new();
     for r in std::mem::take(&mut h.restarts) {
         by_instance.entry(r.instance.clone()).or_default().push(r);
@@ -358,7 +360,7 @@ fn merge_seen_twice(h: &mut InstanceHistory) {
                         (Some(a), Some(b)) => Some(a.max(b)),
                         (a, b) => a.or(b),
                     };
-                    if rank(r.cause.as_deref()) > rank(k.cause.as_deref()) {
+                    if rank(r.cause.as_deref(), causes) > rank(k.cause.as_deref(), causes) {
                         k.cause = r.cause;
                     }
                     // Merged once: a third is a restart of its own.
@@ -409,28 +411,22 @@ const CHECK_KILL_MS: Millis = 60_000;
 pub const KILLED_FOR_CHECK: &str = "killed for failing its health check";
 pub const KILLED_BY_WATCHDOG: &str = "killed by its watchdog for failing its health check";
 
-/// Whether a restart's stated cause says a failing health check killed it:
-/// a kubelet's probe, or one of [`killed_for_the_check`]'s causes.
-pub fn killed_by_check(cause: &str) -> bool {
-    cause.contains("probe") || cause.contains("health check")
-}
-
-/// Whether a restart's stated cause names a watchdog (systemd's).
-pub fn killed_by_watchdog(cause: &str) -> bool {
-    cause.to_ascii_lowercase().contains("watchdog")
-}
-
 /// Restarts with no stated cause, or only "exited abnormally" (the abort a
 /// watchdog sends looks like a crash), that came within [`CHECK_KILL_MS`]
 /// after the instance's health check failed were the check's kills.
-fn killed_for_the_check(h: &mut InstanceHistory, agg: &Aggregates, ids: &Identities) {
+fn killed_for_the_check(
+    h: &mut InstanceHistory,
+    agg: &Aggregates,
+    ids: &Identities,
+    causes: &StopCauses,
+) {
     if h.probe_failures.is_empty() {
         return;
     }
     let watchdog: BTreeSet<String> = agg
         .signal_quotes(Signal::HealthCheckFailed)
         .into_iter()
-        .filter(|(_, q)| q.message.to_ascii_lowercase().contains("watchdog"))
+        .filter(|(_, q)| causes.killed_by_watchdog(&q.message))
         .map(|(i, _)| ids.canonical(&i))
         .collect();
     for r in &mut h.restarts {
@@ -490,46 +486,20 @@ fn drop_reports_of_others(h: &mut InstanceHistory, seen_up: &BTreeSet<String>) {
     }
 }
 
-/// Whether an orchestrator's words for a stop say the instance died (killed
-/// for failing its probe, out of memory, crashing, backing off) rather than
-/// being stopped by a rollout or a person.
-pub fn died_of(cause: &str) -> bool {
-    let c = cause.to_ascii_lowercase();
-    [
-        "liveness",
-        "probe",
-        "oom",
-        "memory",
-        "back-off",
-        "backoff",
-        "crash",
-        "killed",
-        "exited",
-        "unhealthy",
-        "error",
-    ]
-    .iter()
-    .any(|w| c.contains(w))
-}
-
 /// Whether a stop was planned (a rollout or a person replacing the
 /// instance) rather than the instance dying: its stated cause says it did
 /// not die, or it states none and a change came within minutes of it
 /// (`near_change`, asked only then).
-pub fn planned(cause: Option<&str>, near_change: impl FnOnce() -> bool) -> bool {
+pub fn planned(
+    cause: Option<&str>,
+    causes: &StopCauses,
+    near_change: impl FnOnce() -> bool,
+) -> bool {
     match cause {
-        Some(c) if died_of(c) => false,
-        Some(c) if !says_no_reason(c) => true,
+        Some(c) if causes.died_of(c) => false,
+        Some(c) if !causes.says_no_reason(c) => true,
         _ => near_change(),
     }
-}
-
-/// Words that say a stop happened but not why: ECS's "(service app) has
-/// stopped 1 running tasks: (task …)" follows a crash, a failed health
-/// check, a deploy and a scale-in alike, so it is weighed as no cause.
-fn says_no_reason(cause: &str) -> bool {
-    let c = cause.to_ascii_lowercase();
-    c.contains("has stopped") && c.contains("running task")
 }
 
 impl Restart {
@@ -568,6 +538,14 @@ impl InstanceHistory {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The stop-cause rules of `parsers/signals.json`.
+    fn causes() -> StopCauses {
+        crate::formats::Catalogue::builtin()
+            .expect("catalogue")
+            .rules
+            .stop_causes
+    }
     use crate::event::Signal;
     use crate::formats::Catalogue;
 
@@ -599,7 +577,7 @@ mod tests {
             ],
             ..InstanceHistory::default()
         };
-        merge_seen_twice(&mut h);
+        merge_seen_twice(&mut h, &causes());
         assert_eq!(h.seen_twice, [(0, 1, 5_000)]);
         // One shared restart is not enough to call the clocks apart; two are.
         assert!(clock_skews(&h).is_empty());
@@ -690,7 +668,7 @@ mod tests {
         );
         let ids =
             crate::correlate::identity::build(&agg, crate::aggregate::Span::new(0, 1000), &[]);
-        let h = history(&agg, &ids);
+        let h = history(&agg, &ids, &causes());
         assert_eq!(
             h.probe_failures["aaaa1111"].count, 3,
             "{:?}",
@@ -752,7 +730,7 @@ mod tests {
         );
         let ids =
             crate::correlate::identity::build(&agg, crate::aggregate::Span::new(0, 1000), &[]);
-        let h = history(&agg, &ids);
+        let h = history(&agg, &ids, &causes());
         assert!(!h.instances.contains("orders-api"), "{:?}", h.instances);
         assert!(
             h.restarts.iter().all(|r| r.instance != "orders-api"),
@@ -843,11 +821,12 @@ mod tests {
     #[test]
     fn a_stop_that_gives_no_reason_is_planned_only_near_a_change() {
         let ecs = "(service app) has stopped 1 running tasks: (task 30b9dd92).";
-        assert!(!planned(Some(ecs), || false));
-        assert!(planned(Some(ecs), || true));
-        assert!(planned(Some("Stopping container app"), || false));
-        assert!(!planned(Some("Liveness probe failed"), || true));
-        assert!(planned(None, || true));
-        assert!(!planned(None, || false));
+        let c = causes();
+        assert!(!planned(Some(ecs), &c, || false));
+        assert!(planned(Some(ecs), &c, || true));
+        assert!(planned(Some("Stopping container app"), &c, || false));
+        assert!(!planned(Some("Liveness probe failed"), &c, || true));
+        assert!(planned(None, &c, || true));
+        assert!(!planned(None, &c, || false));
     }
 }

@@ -25,9 +25,10 @@ pub mod throughput;
 pub mod timeline;
 mod versions;
 
+pub use crate::formats::stop_causes::StopCauses;
 pub use attribution::{Attribution, AttributionRow};
 pub use change_text::{told, version_in};
-pub use instances::{killed_by_check, killed_by_watchdog, InstanceHistory, ProbeFailures, Restart};
+pub use instances::{InstanceHistory, ProbeFailures, Restart};
 pub use onset::{Incident, WINDOW};
 pub use pool::{PoolInstance, PoolState};
 pub use timeline::{TimelineEntry, TimelineKind};
@@ -46,6 +47,8 @@ pub struct CorrelateOptions {
     pub reconnect_routes: Vec<String>,
     /// Which way scaling events moved a fleet (from `parsers/signals.json`).
     pub scaling: crate::formats::scaling::ScalingRules,
+    /// What a stop's stated cause says (from `parsers/signals.json`).
+    pub stop_causes: StopCauses,
     /// Series labels that name an instance (from `parsers/metric-roles.json`).
     pub identity_labels: Vec<String>,
     /// `--since`/`--until`, seconds.
@@ -119,6 +122,8 @@ pub struct Analysis {
     pub instances_joined: std::collections::BTreeSet<String>,
     /// Route fragments of connect/login endpoints, passed through for the detectors.
     pub reconnect_routes: Vec<String>,
+    /// What a stop's stated cause says, passed through for the detectors.
+    pub stop_causes: StopCauses,
     /// Deploys, rollbacks and feature-flag changes anywhere in the data.
     pub changes: Vec<InfraEvent>,
     /// Operators' other actions from change logs (config, rate limits,
@@ -176,6 +181,7 @@ pub fn correlate(agg: &Aggregates, opts: &CorrelateOptions) -> Result<Analysis, 
     let mut a = Analysis {
         inputs: opts.inputs.clone(),
         reconnect_routes: opts.reconnect_routes.clone(),
+        stop_causes: opts.stop_causes.clone(),
         ..Analysis::default()
     };
     let Some(mut span) = agg.span() else {
@@ -227,7 +233,7 @@ pub fn correlate(agg: &Aggregates, opts: &CorrelateOptions) -> Result<Analysis, 
     a.totals = agg.total_series(span);
     a.ids = identity::build(agg, span, &opts.identity_labels);
     a.pool = pool::pool_state(agg, span, &a.ids);
-    a.history = instances::history(agg, &a.ids);
+    a.history = instances::history(agg, &a.ids, &opts.stop_causes);
     for (x, y, d) in instances::clock_skews(&a.history) {
         let (behind, ahead, d) = if d > 0 { (x, y, d) } else { (y, x, -d) };
         a.warnings.push(format!(
@@ -891,7 +897,7 @@ fn symptom_flags(
     let planned = |e: &crate::event::InfraEvent| {
         let words = Some(e.message.trim()).filter(|m| !m.is_empty());
         e.kind == InfraKind::Killing
-            && instances::planned(words, || {
+            && instances::planned(words, &a.stop_causes, || {
                 changes
                     .iter()
                     .any(|c| (c - e.ts).abs() <= timeline::ROLLOUT_MS)

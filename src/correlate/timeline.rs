@@ -445,7 +445,9 @@ pub const ROLLOUT_MS: Millis = 300_000;
 /// it: a stated cause says so, and a restart without one counts unless a
 /// deploy, rollback, flag change or scale-out came within minutes of it.
 pub fn unplanned(a: &Analysis, r: &super::Restart) -> bool {
-    !super::instances::planned(r.cause.as_deref(), || near_a_change(a, r.down))
+    !super::instances::planned(r.cause.as_deref(), &a.stop_causes, || {
+        near_a_change(a, r.down)
+    })
 }
 
 /// The change or scale-out nearest `t` within a rollout's reach, named for

@@ -28,6 +28,7 @@ mod role;
 mod rules;
 pub mod scaling;
 mod score;
+pub mod stop_causes;
 pub mod tabular;
 mod template;
 #[cfg(test)]

@@ -35,6 +35,9 @@ struct SignalFile {
     /// What scaling events say about a fleet's size.
     #[serde(default)]
     scaling: super::scaling::ScalingFile,
+    /// What an instance's stated cause of a stop says.
+    #[serde(default)]
+    stop_causes: super::stop_causes::StopCauses,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -137,6 +140,8 @@ pub struct Rules {
     pub input_names: super::input_names::InputNames,
     /// Which way scaling events moved a fleet.
     pub scaling: super::scaling::ScalingRules,
+    /// What an instance's stated cause of a stop says.
+    pub stop_causes: super::stop_causes::StopCauses,
 }
 
 #[derive(Debug, thiserror::Error, miette::Diagnostic)]
@@ -306,6 +311,7 @@ impl Rules {
             tenant_query_rules: Vec::new(),
             versions: super::versions::VersionRules::from_text(versions)?,
             input_names: super::input_names::InputNames::from_text(input_names)?,
+            stop_causes: s.stop_causes.lowered(),
             scaling: super::scaling::ScalingRules::compile(&s.scaling)
                 .map_err(|e| err("signals.json", e))?,
         })

@@ -97,7 +97,7 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
             let check = r
                 .cause
                 .as_deref()
-                .is_some_and(crate::correlate::killed_by_check);
+                .is_some_and(|c| a.stop_causes.killed_by_check(c));
             (n + 1, k + usize::from(check))
         });
     let mut evidence = Vec::new();

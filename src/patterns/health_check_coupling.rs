@@ -110,7 +110,7 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
                 && r.down < w1
                 && r.cause
                     .as_deref()
-                    .is_some_and(crate::correlate::killed_by_check)
+                    .is_some_and(|c| a.stop_causes.killed_by_check(c))
         })
         .collect();
     if let Some(first_kill) = killed_by_probe.first() {
@@ -222,7 +222,7 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
         actions: if killed_by_probe.iter().any(|r| {
             r.cause
                 .as_deref()
-                .is_some_and(crate::correlate::killed_by_watchdog)
+                .is_some_and(|c| a.stop_causes.killed_by_watchdog(c))
         }) {
             WATCHDOG_ACTIONS
         } else {

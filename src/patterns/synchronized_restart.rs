@@ -18,7 +18,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use super::finding::{confidence, Evidence, Finding, Subject};
 use super::Context;
 use crate::aggregate::Dim;
-use crate::correlate::{timeline, Restart, TimelineEntry, TimelineKind};
+use crate::correlate::{timeline, Restart, StopCauses, TimelineEntry, TimelineKind};
 use crate::event::Millis;
 use crate::zone::clock;
 
@@ -40,20 +40,16 @@ const ACTIONS: &[&str] = &[
 ];
 
 /// The actions for what the restarts' stated causes say killed them.
-fn actions(group: &[&Restart]) -> &'static [&'static str] {
-    let said = |w: &str| {
+fn actions(group: &[&Restart], causes: &StopCauses) -> &'static [&'static str] {
+    let said = |what: fn(&StopCauses, &str) -> bool| {
         group
             .iter()
             .filter_map(|r| r.cause.as_deref())
-            .any(|c| c.to_ascii_lowercase().contains(w))
+            .any(|c| what(causes, c))
     };
-    let watchdog = group
-        .iter()
-        .filter_map(|r| r.cause.as_deref())
-        .any(crate::correlate::killed_by_watchdog);
-    if watchdog {
+    if said(StopCauses::killed_by_watchdog) {
         WATCHDOG_ACTIONS
-    } else if said("liveness") || said("probe") {
+    } else if said(StopCauses::killed_by_check) {
         LIVENESS_ACTIONS
     } else {
         ACTIONS
@@ -161,7 +157,7 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
         subject: Subject::default(),
         evidence,
         timeline,
-        actions: actions(&group),
+        actions: actions(&group, &a.stop_causes),
     });
 }
 
@@ -207,6 +203,13 @@ mod tests {
         }
     }
 
+    fn causes() -> StopCauses {
+        crate::formats::Catalogue::builtin()
+            .expect("catalogue")
+            .rules
+            .stop_causes
+    }
+
     /// A systemd host gets no Kubernetes advice, and a pod killed for its
     /// probe no systemd advice.
     #[test]
@@ -216,9 +219,10 @@ mod tests {
             "Container app failed liveness probe, will be restarted",
         ));
         let crash = restart(Some("the process exited abnormally"));
-        assert!(actions(&[&watchdog, &crash])[0].contains("WatchdogSec"));
-        assert!(actions(&[&probe])[0].contains("PodDisruptionBudget"));
-        let plain = actions(&[&crash, &restart(None)]);
+        let c = causes();
+        assert!(actions(&[&watchdog, &crash], &c)[0].contains("WatchdogSec"));
+        assert!(actions(&[&probe], &c)[0].contains("PodDisruptionBudget"));
+        let plain = actions(&[&crash, &restart(None)], &c);
         assert!(plain
             .iter()
             .all(|a| !a.contains("liveness") && !a.contains("Watchdog")));
