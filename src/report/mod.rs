@@ -221,6 +221,9 @@ pub struct Extra {
     pub tenants_total: usize,
     pub attribution_window_rate: f64,
     pub attribution_baseline_rate: f64,
+    /// The window's requests that name a value of the attribution's
+    /// dimension (its rates are theirs, not every request's).
+    pub attribution_window_requests: u64,
     pub baseline: Option<SpanJson>,
     pub has_requests: bool,
     pub has_logs: bool,
@@ -581,6 +584,7 @@ pub fn build(
             tenants_total: attr.distinct,
             attribution_window_rate: attr.window_rate_per_s,
             attribution_baseline_rate: attr.baseline_rate_per_s,
+            attribution_window_requests: attr.window_requests,
             baseline: a.baseline.map(|b| SpanJson {
                 start: rfc3339(b.start * 1000),
                 end: rfc3339(b.end * 1000),

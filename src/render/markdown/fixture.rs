@@ -177,6 +177,7 @@ pub(crate) fn bulk() -> Report {
         extra: Extra {
             has_requests: true,
             tenants_active: 370,
+            attribution_window_requests: 32212,
             culprit: Some(CulpritFigures {
                 tenant: Some("acct-4411".to_string()),
                 integration: Some("acme-exporter".to_string()),
