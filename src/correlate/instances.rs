@@ -17,6 +17,10 @@ use crate::formats::stop_causes::StopCauses;
 
 /// The cause of a restart whose process crashed on its own (its logs said so).
 pub const CRASHED: &str = "the process exited abnormally";
+/// The cause of a crash whose instance's own crash line says it ran out of
+/// memory (a Go runtime's `fatal error: runtime: out of memory`, a JVM's
+/// `OutOfMemoryError`): what killed it, where no orchestrator said.
+pub const RAN_OUT_OF_MEMORY: &str = "the process ran out of memory (its own log says so)";
 
 /// Markers of one instance closer than this belong to one restart.
 const SAME_RESTART_MS: Millis = 120_000;
@@ -221,6 +225,15 @@ fn finish(
         }
         p.runs = merged;
     }
+    // An instance whose first crash line says it ran out of memory crashed
+    // of that: one quote per instance is kept, and a crash loop repeats
+    // its death.
+    let oom: BTreeSet<String> = agg
+        .signal_quotes(Signal::Crash)
+        .into_iter()
+        .filter(|(_, q)| causes.out_of_memory(&q.message))
+        .map(|(i, _)| ids.canonical(&i))
+        .collect();
     for (signal, mark) in [
         (Signal::Shutdown, Mark::Down),
         (Signal::Crash, Mark::Down),
@@ -232,7 +245,14 @@ fn finish(
             }
             let inst = ids.canonical(&inst);
             h.instances.insert(inst.clone());
-            let cause = (signal == Signal::Crash).then(|| CRASHED.to_string());
+            let cause = (signal == Signal::Crash).then(|| {
+                if oom.contains(&inst) {
+                    RAN_OUT_OF_MEMORY
+                } else {
+                    CRASHED
+                }
+                .to_string()
+            });
             marks
                 .entry(inst)
                 .or_default()
@@ -814,6 +834,52 @@ mod tests {
         for (message, want) in cases {
             assert_eq!(rules.signal_of(message), want, "{message}");
         }
+    }
+
+    /// A Go service's last words before a crash say what killed it: the
+    /// restart's cause is memory, not "exited abnormally" (review: 59 `fatal
+    /// error: runtime: out of memory` lines, and a draft that never said so).
+    #[test]
+    fn a_crash_line_that_names_memory_is_the_restarts_cause() {
+        use crate::event::{Event, Level, LogRecord};
+        let mut agg = Aggregates::new();
+        let mut line = |ts: Millis, inst: &str, message: &str, signal: Signal| {
+            agg.add(Event::Log(LogRecord {
+                ts,
+                origin: Origin::default(),
+                level: Level::Error,
+                message: message.to_string().into(),
+                instance: Some(inst.to_string().into()),
+                tenant: None,
+                signal: Some(signal),
+                version: None,
+            }));
+        };
+        line(
+            10_000,
+            "web-1",
+            "fatal error: runtime: out of memory",
+            Signal::Crash,
+        );
+        line(40_000, "web-1", "listening on :8080", Signal::Startup);
+        line(
+            10_000,
+            "web-2",
+            "panic: runtime error: index out of range",
+            Signal::Crash,
+        );
+        line(40_000, "web-2", "listening on :8080", Signal::Startup);
+        agg.finish();
+        let ids = crate::correlate::identity::build(&agg, crate::aggregate::Span::new(0, 100), &[]);
+        let h = history(&agg, &ids, &causes());
+        let cause = |i: &str| {
+            h.restarts
+                .iter()
+                .find(|r| r.instance == i)
+                .and_then(|r| r.cause.clone())
+        };
+        assert_eq!(cause("web-1").as_deref(), Some(RAN_OUT_OF_MEMORY));
+        assert_eq!(cause("web-2").as_deref(), Some(CRASHED));
     }
 
     /// ECS says a service stopped a task, not why: near a change it was the

@@ -28,7 +28,7 @@ mod versions;
 pub use crate::formats::stop_causes::StopCauses;
 pub use attribution::{Attribution, AttributionRow};
 pub use change_text::{told, version_in};
-pub use instances::{InstanceHistory, ProbeFailures, Restart};
+pub use instances::{InstanceHistory, ProbeFailures, Restart, RAN_OUT_OF_MEMORY};
 pub use onset::{Incident, WINDOW};
 pub use pool::{PoolInstance, PoolState};
 pub use timeline::{TimelineEntry, TimelineKind};

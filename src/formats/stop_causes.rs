@@ -33,6 +33,9 @@ pub struct StopCauses {
     /// Words that say a watchdog killed it.
     #[serde(default)]
     watchdog: Vec<String>,
+    /// Words that say it ran out of memory.
+    #[serde(default)]
+    out_of_memory: Vec<String>,
 }
 
 fn any_in(cause: &str, words: &[String]) -> bool {
@@ -47,6 +50,7 @@ impl StopCauses {
         low(&mut self.died);
         low(&mut self.health_check);
         low(&mut self.watchdog);
+        low(&mut self.out_of_memory);
         self.no_reason.iter_mut().for_each(low);
         self
     }
@@ -69,6 +73,12 @@ impl StopCauses {
     /// Whether a stop's cause says a failing health check killed it.
     pub fn killed_by_check(&self, cause: &str) -> bool {
         any_in(cause, &self.health_check)
+    }
+
+    /// Whether a stop's cause (or an instance's crash line) says it ran
+    /// out of memory.
+    pub fn out_of_memory(&self, cause: &str) -> bool {
+        any_in(cause, &self.out_of_memory)
     }
 
     /// Whether a stop's cause names a watchdog (systemd's).
@@ -97,6 +107,9 @@ mod tests {
         assert!(c.killed_by_watchdog(watchdog));
         let ecs = "(service app) has stopped 1 running tasks: (task 30b9dd92).";
         assert!(c.says_no_reason(ecs) && !c.died_of(ecs));
+        assert!(c.out_of_memory("fatal error: runtime: out of memory"));
+        assert!(c.out_of_memory("java.lang.OutOfMemoryError: Java heap space"));
+        assert!(!c.out_of_memory("Back-off restarting failed container"));
         let rollout = "Stopping container app";
         assert!(!c.died_of(rollout) && !c.says_no_reason(rollout));
     }

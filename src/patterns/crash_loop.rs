@@ -154,6 +154,31 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
             a.source(b.origin),
         ));
     }
+    // Deaths the instances' own crash lines put down to memory: where no
+    // orchestrator reported an out-of-memory kill, the reader's first
+    // question (what killed them?) is answered by the app's last words.
+    let own_oom: Vec<&crate::correlate::Restart> = a
+        .history
+        .restarts
+        .iter()
+        .filter(|r| {
+            r.down >= w0
+                && r.down < w1
+                && r.cause.as_deref() == Some(crate::correlate::RAN_OUT_OF_MEMORY)
+                && looping.iter().any(|(i, _)| *i == r.instance)
+        })
+        .collect();
+    if let Some(first) = own_oom.first() {
+        evidence.push(Evidence::new(
+            format!(
+                "{} of these restarts came after the instance's own out-of-memory error, the first on {} at {}",
+                own_oom.len(),
+                a.ids.display(&first.instance),
+                clock(first.down)
+            ),
+            a.source(first.source),
+        ));
+    }
     let c = 0.55
         + 0.2
             * (looping.len() as f64 / a.running(a.fleet.len(), looping.len()).max(1) as f64)

@@ -262,9 +262,7 @@ pub(crate) fn section(out: &mut String, d: &Draft<'_>) {
             // A crash loop whose evidence counts out-of-memory kills says
             // what killed them: the reader's first question.
             let oom = f.pattern == "crash_loop"
-                && f.evidence
-                    .iter()
-                    .any(|e| e.text.contains("out-of-memory kill"));
+                && f.evidence.iter().any(|e| e.text.contains("out-of-memory"));
             if oom {
                 Some("instances ran out of memory, crashed and restarted repeatedly")
             } else {
