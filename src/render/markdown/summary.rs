@@ -26,6 +26,10 @@ use crate::render::time::hms;
 /// finding that one integration held 98% of the pool).
 const MECHANISM_CAUSES: [&str; 1] = ["crash_loop"];
 
+/// Below this confidence a step of the chain is said to be possible
+/// (`cascade::certainty`'s "likely" begins here).
+const LIKELY: f64 = 0.7;
+
 /// Below this share of the window's requests, the attribution's rates are
 /// said to be of the requests that name its dimension, not of all.
 const PART: f64 = 0.9;
@@ -254,7 +258,7 @@ pub(crate) fn section(out: &mut String, d: &Draft<'_>) {
             }
         }
     }
-    let chain: Vec<&str> = d
+    let chain: Vec<String> = d
         .findings
         .iter()
         .filter(|f| trigger.is_none_or(|t| t.pattern != f.pattern))
@@ -263,11 +267,19 @@ pub(crate) fn section(out: &mut String, d: &Draft<'_>) {
             // what killed them: the reader's first question.
             let oom = f.pattern == "crash_loop"
                 && f.evidence.iter().any(|e| e.text.contains("out-of-memory"));
-            if oom {
+            let step = if oom {
                 Some("instances ran out of memory, crashed and restarted repeatedly")
             } else {
                 phrase(&f.pattern)
-            }
+            }?;
+            // A step the findings call only possible is not told as fact
+            // (review: "failed requests were retried" above a body that
+            // rated the retries "possible").
+            Some(if f.confidence < LIKELY {
+                format!("{step} (possible)")
+            } else {
+                step.to_string()
+            })
         })
         .collect();
     if !chain.is_empty() {
@@ -410,6 +422,26 @@ mod tests {
         assert!(s.contains("database connection pools ran out"), "{s}");
         r.findings.clear();
         assert!(summary(&r).contains("no pattern that explains them"));
+    }
+
+    /// The chain tells a possible step as possible, a likely one as fact.
+    #[test]
+    fn a_possible_step_is_not_told_as_fact() {
+        let mut r = bulk();
+        r.findings.retain(|f| f.pattern == "pool_exhaustion");
+        r.findings.push(crate::render::markdown::fixture::finding(
+            "retry_storm",
+            0.6,
+            "08:00:00",
+        ));
+        let s = summary(&r);
+        assert!(
+            s.contains(
+                "failed requests were retried, adding load to the struggling service (possible)"
+            ),
+            "{s}"
+        );
+        assert!(!s.contains("pools ran out (possible)"), "{s}");
     }
 
     #[test]
