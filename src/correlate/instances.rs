@@ -228,12 +228,7 @@ fn finish(
     // An instance whose first crash line says it ran out of memory crashed
     // of that: one quote per instance is kept, and a crash loop repeats
     // its death.
-    let oom: BTreeSet<String> = agg
-        .signal_quotes(Signal::Crash)
-        .into_iter()
-        .filter(|(_, q)| causes.out_of_memory(&q.message))
-        .map(|(i, _)| ids.canonical(&i))
-        .collect();
+    let oom = quoted(agg, ids, Signal::Crash, |m| causes.out_of_memory(m));
     for (signal, mark) in [
         (Signal::Shutdown, Mark::Down),
         (Signal::Crash, Mark::Down),
@@ -431,6 +426,21 @@ const CHECK_KILL_MS: Millis = 60_000;
 pub const KILLED_FOR_CHECK: &str = "killed for failing its health check";
 pub const KILLED_BY_WATCHDOG: &str = "killed by its watchdog for failing its health check";
 
+/// The instances whose first record of `signal` says what `says` looks
+/// for (one quote per instance is kept).
+fn quoted(
+    agg: &Aggregates,
+    ids: &Identities,
+    signal: Signal,
+    says: impl Fn(&str) -> bool,
+) -> BTreeSet<String> {
+    agg.signal_quotes(signal)
+        .into_iter()
+        .filter(|(_, q)| says(&q.message))
+        .map(|(i, _)| ids.canonical(&i))
+        .collect()
+}
+
 /// Restarts with no stated cause, or only "exited abnormally" (the abort a
 /// watchdog sends looks like a crash), that came within [`CHECK_KILL_MS`]
 /// after the instance's health check failed were the check's kills.
@@ -443,12 +453,9 @@ fn killed_for_the_check(
     if h.probe_failures.is_empty() {
         return;
     }
-    let watchdog: BTreeSet<String> = agg
-        .signal_quotes(Signal::HealthCheckFailed)
-        .into_iter()
-        .filter(|(_, q)| causes.killed_by_watchdog(&q.message))
-        .map(|(i, _)| ids.canonical(&i))
-        .collect();
+    let watchdog = quoted(agg, ids, Signal::HealthCheckFailed, |m| {
+        causes.killed_by_watchdog(m)
+    });
     for r in &mut h.restarts {
         if r.cause.as_deref().is_some_and(|c| c != CRASHED) {
             continue;
