@@ -171,7 +171,7 @@ pub fn world() -> World {
             }
             11 => (r.status, r.failure) = (502, Some(Failure::UpstreamReset)),
             13 => (r.status, r.failure) = (499, Some(Failure::ClientClosed)),
-            17 => (r.status, r.failure) = (429, Some(Failure::RateLimited)),
+            17 => (r.status, r.failure, r.instance) = (429, Some(Failure::RateLimited), None),
             19 => (r.status, r.failure, r.instance) = (503, Some(Failure::NoUpstream), None),
             _ => {}
         }

@@ -18,6 +18,8 @@ use crate::gen::time::{self, OffsetStyle};
 
 fn status_details(x: &View) -> &'static str {
     match (x.r.instance, x.r.failure) {
+        // A Cloud Armor rate-limit rule answers 429 itself.
+        (None, Some(Failure::RateLimited)) => "denied_by_security_policy",
         (None, _) => "failed_to_pick_backend",
         (_, Some(Failure::UpstreamTimeout)) => "backend_timeout",
         (_, Some(Failure::UpstreamReset)) => "backend_connection_closed_before_data_sent_to_client",

@@ -5,7 +5,8 @@
 //! `[accept_date]` the moment the connection was accepted (the start), both local time with
 //! no zone; timers `TR/Tw/Tc/Tr/Ta` with `-1` for phases never reached; `<NOSRV>` when no
 //! server was picked; termination states from the manual (`sH--` server timeout, `SH--`
-//! server abort, `sQ--` queue timeout, `SC--` no server, `CH--` client abort).
+//! server abort, `sQ--` queue timeout, `SC--` no server, `CH--` client abort, `PR--` denied by
+//! a rate-limit rule).
 //! Servers carry the names the config gives them (the VM host names here). HAProxy does not
 //! log its own health checks.
 
@@ -75,6 +76,8 @@ pub fn write(
             let up = i64::from(r.upstream_ms.unwrap_or(r.duration_ms));
             let server = r.instance.map(|i| ctx.name(i, scheme)).unwrap_or_else(|| "<NOSRV>".into());
             let (timers, status, bytes, term, queue) = match (r.instance, r.failure) {
+                // `http-request deny deny_status 429`: denied by the proxy while reading the request.
+                (None, Some(Failure::RateLimited)) => (format!("{tr}/-1/-1/-1/{ta}"), "429".into(), 212, "PR--", 0),
                 (None, _) if ta > 1000 => (format!("{tr}/{}/-1/-1/{ta}", ta - tr), "503".to_string(), 212, "sQ--", all / 4),
                 (None, _) => (format!("{tr}/-1/-1/-1/{ta}"), "503".into(), 212, "SC--", 0),
                 (Some(_), Some(Failure::UpstreamTimeout)) => (format!("{tr}/0/{tc}/-1/{ta}"), "504".into(), 194, "sH--", 0),
@@ -134,6 +137,9 @@ mod tests {
                 assert!(timers[0] + timers[2] + timers[3] <= timers[4], "{line}");
             }
             assert_eq!(f[3].ends_with("<NOSRV>"), x.r.instance.is_none(), "{line}");
+            if x.r.failure == Some(Failure::RateLimited) {
+                assert_eq!((f[5], f[9]), ("429", "PR--"), "{line}");
+            }
         }
     }
 
