@@ -951,6 +951,11 @@ fn symptom_flags(
         heads,
         coarse,
         timed: a.totals.iter().map(|c| c.timed).collect(),
+        longest: a
+            .totals
+            .iter()
+            .map(|c| u32::try_from(c.max_us / 1_000_000).unwrap_or(u32::MAX))
+            .collect(),
     }
 }
 

@@ -48,6 +48,9 @@ pub struct Flags {
     /// Timed requests per second (empty: not known, as in tests of
     /// flags alone).
     pub timed: Vec<u32>,
+    /// Whole seconds the longest request arriving in each second ran, so
+    /// the second it was answered in (empty: not known).
+    pub longest: Vec<u32>,
 }
 
 impl Flags {
@@ -202,6 +205,11 @@ pub fn share_flags(failed: &[f64], done: &[f64], share: f64) -> Vec<bool> {
 /// Twenty requests bring a mean's noise to under a quarter of the spread of
 /// single durations (1/sqrt(20)).
 pub const LATENCY_MIN_TIMED: f64 = 20.0;
+/// A slowdown is a symptom once requests take this much longer than usual
+/// on average, whatever the ratio: about a tenth of a second is where a
+/// response stops feeling immediate, and a service that goes from 26 to
+/// 40 ms (half again as slow, and no one waits) has not failed anyone.
+pub const LATENCY_NOTICEABLE_MS: f64 = 100.0;
 /// The longest a latency window grows, seconds.
 pub const LATENCY_WINDOW_MAX: usize = 300;
 
@@ -257,7 +265,9 @@ pub fn latency_flags(cells: &[Cell], baseline: std::ops::Range<usize>) -> Vec<bo
         return vec![false; n];
     }
     let spread = mad(&base, med);
-    let threshold = (med + 6.0 * spread).max(2.0 * med);
+    let threshold = (med + 6.0 * spread)
+        .max(2.0 * med)
+        .max(med + LATENCY_NOTICEABLE_MS);
     let mut flags = vec![false; n];
     // Seconds already judged: windows only move forward, so each second is
     // looked at once.
@@ -281,9 +291,14 @@ pub fn latency_flags(cells: &[Cell], baseline: std::ops::Range<usize>) -> Vec<bo
     // second's mean at a request a second is one request's duration, above
     // a fifth over the median almost every other second, and a run would
     // grow through a whole quiet hour.
+    // A slowdown ends where the added wait stops being noticeable, even if
+    // latency stays above its usual range (a client held back by a rate
+    // limit answered in 40 ms instead of 26): the start is dated from the
+    // first rise, the end from the last noticeable one.
+    let weak_end = weak.max(med + LATENCY_NOTICEABLE_MS);
     let above: Vec<Option<bool>> = means
         .iter()
-        .map(|m| (!m.is_nan()).then_some(*m > weak))
+        .map(|m| (!m.is_nan()).then_some(*m > weak_end))
         .collect();
     // The same windows, ending at each second instead of starting there:
     // second i's is [starts[i], i + 1).
@@ -465,6 +480,14 @@ pub fn find(span: Span, flags: &Flags) -> Option<Incident> {
     let fine = |i: &usize| flags.coarse.get(*i) != Some(&true);
     let first = (whole.0..=whole.1).find(fine).unwrap_or(whole.0);
     let last = (first..=whole.1).rev().find(fine).unwrap_or(whole.1);
+    // A slow request is over when it is answered: the requests of the last
+    // slow seconds ran on past them (a request held 60 s until the load
+    // balancer gave up on it), and service was not back until they ended.
+    let answered = (last.saturating_sub(WINDOW)..=last)
+        .filter(|&i| flags.latency.get(i) == Some(&true))
+        .filter_map(|i| Some(i + *flags.longest.get(i)? as usize))
+        .fold(last, usize::max)
+        .min(n.saturating_sub(1));
     let mut starts = Vec::new();
     for cause in &flags.causes {
         // The cause's latest second at or before the first symptom, no more
@@ -504,7 +527,7 @@ pub fn find(span: Span, flags: &Flags) -> Option<Incident> {
     }
     Some(Incident {
         onset: span.start + onset as i64,
-        recovered: span.start + last as i64 + 1,
+        recovered: span.start + answered as i64 + 1,
         symptoms_start: span.start + first as i64,
     })
 }
@@ -543,6 +566,7 @@ mod tests {
             heads: Vec::new(),
             coarse: Vec::new(),
             timed: Vec::new(),
+            longest: Vec::new(),
         }
     }
 
@@ -565,6 +589,30 @@ mod tests {
             f.errors[i] = true;
         }
         assert!(find(Span::new(0, n as i64), &f).is_some());
+    }
+
+    /// The last slow second's requests ran 60 s (until the load balancer
+    /// gave up): the service recovered when they were answered, not when
+    /// they arrived; failures are dated by their answers already.
+    #[test]
+    fn recovery_waits_for_the_last_slow_requests_to_be_answered() {
+        let n = 900;
+        let mut f = flags(n);
+        f.timed = vec![1; n];
+        for i in 300..500 {
+            f.latency[i] = true;
+        }
+        let inc = find(Span::new(0, n as i64), &f).expect("an incident");
+        assert_eq!(inc.recovered, 500);
+        f.longest = vec![0; n];
+        f.longest[497] = 60;
+        let inc = find(Span::new(0, n as i64), &f).expect("an incident");
+        assert_eq!(inc.recovered, 558);
+        // A long request in a second that was not slow is no symptom.
+        f.longest[497] = 0;
+        f.longest[600] = 60;
+        let inc = find(Span::new(0, n as i64), &f).expect("an incident");
+        assert_eq!(inc.recovered, 500);
     }
 
     fn timed(ms: u64) -> Cell {
@@ -593,6 +641,30 @@ mod tests {
                 }
             })
             .collect()
+    }
+
+    /// Requests at 26 ms, then 5 s for ten minutes, then 40 to 55 ms for
+    /// twenty (a rate-limited client's quick refusals mixed in): the
+    /// slowdown ends when the 5 s requests do; a wait no one notices is no
+    /// symptom, before or after.
+    #[test]
+    fn a_slowdown_ends_where_the_added_wait_stops_being_noticeable() {
+        let mut cells: Vec<Cell> = (0..3600).map(|_| timed(26)).collect();
+        cells.extend((0..600).map(|_| timed(5000)));
+        cells.extend((0..1200).map(|i| timed(if i % 2 == 0 { 40 } else { 55 })));
+        cells.extend((0..600).map(|_| timed(26)));
+        let f = latency_flags(&cells, 0..3600);
+        let flagged: Vec<usize> = (0..f.len()).filter(|&i| f[i]).collect();
+        assert_eq!(flagged.first(), Some(&3600));
+        assert!(
+            flagged.last().is_some_and(|&l| l < 4200 + WINDOW),
+            "{:?}",
+            flagged.last()
+        );
+        // The same tail alone, with no slowdown before it, flags nothing.
+        let mut quiet: Vec<Cell> = (0..3600).map(|_| timed(26)).collect();
+        quiet.extend((0..1200).map(|i| timed(if i % 2 == 0 { 40 } else { 55 })));
+        assert!(latency_flags(&quiet, 0..3600).iter().all(|x| !x));
     }
 
     #[test]

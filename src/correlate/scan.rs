@@ -168,7 +168,7 @@ pub fn bucket_severity(
         let excess_ms = c.busy_ms() - f64::from(c.timed) * base;
         if base > 0.0
             && c.timed >= 5
-            && mean >= (2.0 * base).max(base + 100.0)
+            && mean >= (2.0 * base).max(base + super::onset::LATENCY_NOTICEABLE_MS)
             && excess_ms >= 5.0 * base
         {
             sev += f64::from(c.timed) * (mean / base - 1.0).min(10.0) * 0.2;
