@@ -136,17 +136,20 @@ const RECOVERED_WITHIN_S: i64 = 1800;
 const SERVED_AGAIN_WITHIN_S: i64 = 120;
 
 /// Whether recovery followed the action: soon enough, and without the
-/// service going on serving nothing long after it (a rate limit at 14:20
-/// inside an outage that lasted to 15:38 ended nothing).
+/// service serving nothing long after it, whether the outage was under way
+/// (a rate limit at 14:20 inside an outage that lasted to 15:38 ended
+/// nothing) or began after it (a rate limit at 10:58:39, then nothing
+/// served from 10:59:19 to 11:02:28 and recovery 19 min later).
 fn settled(d: &Draft<'_>, a: &TimelineJson) -> bool {
     let Some(rec) = &d.r.incident.recovered else {
         return false;
     };
     let soon = secs_between(&a.ts, rec).is_some_and(|s| s <= RECOVERED_WITHIN_S);
-    let dark_after = d.r.impact.full_outages.iter().any(|o| {
-        secs_between(&a.ts, &o.end).is_some_and(|s| s > SERVED_AGAIN_WITHIN_S)
-            && secs_between(&o.start, &a.ts).is_some_and(|s| s >= 0)
-    });
+    let dark_after =
+        d.r.impact
+            .full_outages
+            .iter()
+            .any(|o| secs_between(&a.ts, &o.end).is_some_and(|s| s > SERVED_AGAIN_WITHIN_S));
     soon && !dark_after
 }
 
@@ -340,6 +343,7 @@ pub(crate) fn section(out: &mut String, d: &Draft<'_>) {
 mod tests {
     use super::*;
     use crate::render::markdown::fixture::bulk;
+    use crate::report::SpanJson;
 
     #[test]
     fn restarts_and_the_client_stopping_end_the_sample() {
@@ -399,6 +403,39 @@ mod tests {
         let d = Draft::new(&r);
         let e = ended(&d).unwrap_or_default();
         assert!(e.starts_with("the rate limit at 08:01:00 UTC"), "{e}");
+    }
+
+    /// A rate limit, then three minutes with nothing served from 40 s after
+    /// it: the outage that followed says the action did not end it, as one
+    /// under way when it came would (slow-integration draw 250007).
+    #[test]
+    fn an_outage_after_the_action_says_it_did_not_end_it() {
+        let mut r = bulk();
+        r.timeline.push(TimelineJson {
+            ts: "2026-10-01T07:57:30Z".to_string(),
+            kind: TimelineKind::Change,
+            text: "ratelimit `api`: tenant=acct-4411".to_string(),
+            sources: vec!["deploys.log:2".to_string()],
+        });
+        r.impact.full_outages = vec![SpanJson {
+            start: "2026-10-01T07:58:10Z".to_string(),
+            end: "2026-10-01T08:01:19Z".to_string(),
+        }];
+        let d = Draft::new(&r);
+        let e = ended(&d).unwrap_or_default();
+        assert!(!e.starts_with("the rate limit"), "{e}");
+        assert!(
+            unsettled(&d).is_some_and(|u| u.starts_with("the rate limit at 07:57:30 UTC came")),
+            "{:?}",
+            unsettled(&d)
+        );
+        // A short dark spell after it (new pods starting) does not.
+        r.impact.full_outages = vec![SpanJson {
+            start: "2026-10-01T07:58:10Z".to_string(),
+            end: "2026-10-01T07:58:40Z".to_string(),
+        }];
+        let d = Draft::new(&r);
+        assert!(ended(&d).unwrap_or_default().starts_with("the rate limit"));
     }
 
     #[test]
