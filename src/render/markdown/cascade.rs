@@ -8,11 +8,14 @@
 use crate::patterns::SUPPORTED;
 pub(crate) use crate::report::cascade::{ordered, role_at, Role};
 
+/// Where "likely" begins: below it a finding is only possible.
+pub(crate) const LIKELY: f64 = 0.7;
+
 /// The certainty a confidence stands for, in the words the seeds use.
 pub(crate) fn certainty(confidence: f64) -> &'static str {
     if confidence >= 0.9 {
         "the data shows"
-    } else if confidence >= 0.7 {
+    } else if confidence >= LIKELY {
         "likely"
     } else if confidence >= SUPPORTED {
         "possible"

@@ -13,7 +13,7 @@
 
 use std::fmt::Write;
 
-use super::cascade::{certainty, Role};
+use super::cascade::{certainty, Role, LIKELY};
 use super::story::{phrase, title};
 use super::{
     count, duration, longest_outage, lower_first, one_in, pct, recovery, window_text, Draft,
@@ -25,10 +25,6 @@ use crate::render::time::hms;
 /// not why (a review found "the likely cause: 3 instances crashed" above a
 /// finding that one integration held 98% of the pool).
 const MECHANISM_CAUSES: [&str; 1] = ["crash_loop"];
-
-/// Below this confidence a step of the chain is said to be possible
-/// (`cascade::certainty`'s "likely" begins here).
-const LIKELY: f64 = 0.7;
 
 /// Below this share of the window's requests, the attribution's rates are
 /// said to be of the requests that name its dimension, not of all.
