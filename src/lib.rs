@@ -298,6 +298,7 @@ pub fn run(cfg: &Config) -> Result<Report, Error> {
     let started = std::time::Instant::now();
     let cat = catalogue(&cfg.input)?;
     let mut agg = Aggregates::bounded(cfg.since.map(|s| s * 1000), cfg.until.map(|u| u * 1000));
+    agg.set_connect_routes(cat.rules.reconnect_routes.clone());
     let inputs = read_inputs(&cat, &cfg.input, &mut agg)?;
     let parsed = started.elapsed();
     let report = analyse(&cat, cfg, agg, &inputs);

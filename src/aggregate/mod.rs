@@ -12,6 +12,7 @@
 //! ```
 
 mod cell;
+mod connects;
 mod file_metric;
 mod held;
 mod intern;
@@ -146,6 +147,8 @@ pub struct Aggregates {
     /// held the servers and a tenant mixes it with quick requests.
     route_tenant: HashMap<(u32, u32), (u64, u64)>,
     paths: PathSample,
+    /// Connect routes, whose repeats are a herd's and not retries.
+    connects: connects::Connects,
     signals: BTreeMap<(Signal, u32, i64), SignalCount>,
     quotes: BTreeMap<(Signal, u32), Quote>,
     levels: BTreeMap<i64, [u32; 6]>,
@@ -267,10 +270,16 @@ impl Aggregates {
         a
     }
 
+    /// Routes holding one of `fragments` are connects (see [`connects`]).
+    pub fn set_connect_routes(&mut self, fragments: Vec<String>) {
+        self.connects = connects::Connects::new(fragments);
+    }
+
     /// An empty aggregate with the same bounds, for a worker thread.
     pub fn fork(&self) -> Aggregates {
         let mut a = Aggregates::bounded(self.bounds.0, self.bounds.1);
         a.seen = self.seen.fork();
+        a.connects = self.connects.fork();
         a.named.clone_from(&self.named);
         a.file_metric.clone_from(&self.file_metric);
         a
@@ -364,6 +373,10 @@ impl Aggregates {
             let e = self.route_tenant.entry((route, tenant)).or_insert((0, 0));
             e.0 += 1;
             e.1 += d.max(0.0).round() as u64;
+        }
+        // A connect again after a failed one is a herd's, not a retry.
+        if self.connects.is(route, &r.route) {
+            return;
         }
         // Paths by tenant, and by integration too: a retrying SDK is a
         // client whatever tenant it works for.

@@ -106,6 +106,9 @@ pub struct Analysis {
     pub outages: Vec<Span>,
     /// Outages in which the request log holds no request at all.
     pub silence: Option<Silence>,
+    /// The total request rate rose over the incident, but only after the
+    /// service had begun to fail: the rise did not set it off.
+    pub demand_after: Option<DemandAfter>,
     pub timeline: Vec<TimelineEntry>,
     /// Instances (as access logs name them) with failed requests in the window.
     pub instances_with_failures: Vec<String>,
@@ -374,6 +377,21 @@ pub fn correlate(agg: &Aggregates, opts: &CorrelateOptions) -> Result<Analysis, 
     );
     a.silence = silence(&a.totals, span, &a.outages, baseline);
     a.attribution = attribution::attribute(agg, window, baseline)?;
+    if let (Some(inc), true) = (a.incident, a.attribution.grew) {
+        let fail = a.errors_start.map_or(window.end, |e| e.0);
+        let lead = lead_demand(
+            &a.totals,
+            span,
+            rel(span, baseline),
+            (inc.onset, fail, window.end),
+        );
+        if lead.lead_rate < attribution::GREW_RATIO * lead.baseline_rate {
+            a.demand_after = Some(DemandAfter {
+                slowed_from: a.latency_start.filter(|&l| l < fail),
+                ..lead
+            });
+        }
+    }
     a.instances_with_failures = agg
         .dim_stats(Dim::Instance, window, baseline)?
         .into_iter()
@@ -771,6 +789,55 @@ fn served_span(totals: &[Cell], span: Span) -> Span {
         _ => span,
     }
 }
+
+/// Demand set the incident off only where it had risen before the service
+/// failed: a rise that follows the first failures is the clients' answer to
+/// them (retries, reconnects), and one that follows a slowdown at the old
+/// rate did not cause it (thundering-herd draws: the database slowed at an
+/// unchanged rate, clients stormed back minutes later, and the draft said
+/// "demand outgrew capacity"). The lead is the two minutes before the
+/// first failure (at least the onset's first minute); its rate is the
+/// median of its ten-second blocks, so a burst in its last seconds (the
+/// herd arriving just before the failures) does not make a phase of old
+/// demand look grown.
+fn lead_demand(
+    totals: &[Cell],
+    span: Span,
+    baseline: std::ops::Range<usize>,
+    (onset, fail, end): (i64, i64, i64),
+) -> DemandAfter {
+    let lead_end = fail.max(onset + LEAD_MIN_S).min(end).max(onset + 1);
+    let lead_start = onset.max(lead_end - LEAD_MAX_S);
+    let blocks: Vec<f64> = totals
+        .get(rel(span, Span::new(lead_start, lead_end)))
+        .unwrap_or_default()
+        .chunks(LEAD_BLOCK_S)
+        .map(|b| b.iter().map(|c| f64::from(c.requests)).sum::<f64>() / b.len() as f64)
+        .collect();
+    let base = totals.get(baseline).unwrap_or_default();
+    DemandAfter {
+        lead_rate: stats::median(&blocks),
+        baseline_rate: base.iter().map(|c| f64::from(c.requests)).sum::<f64>()
+            / base.len().max(1) as f64,
+        slowed_from: None,
+    }
+}
+
+/// The request rate before the first failure, against the baseline's.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct DemandAfter {
+    /// Requests per second in the lead to the first failure.
+    pub lead_rate: f64,
+    pub baseline_rate: f64,
+    /// Where requests began to slow, when that came before the failures.
+    pub slowed_from: Option<i64>,
+}
+
+/// The shortest lead looked at: an abrupt incident fails within seconds of
+/// its onset, and a minute of its demand is what set it off.
+const LEAD_MIN_S: i64 = 60;
+const LEAD_MAX_S: i64 = 120;
+const LEAD_BLOCK_S: usize = 10;
 
 fn rel(outer: Span, inner: Span) -> std::ops::Range<usize> {
     let a = (inner.start.max(outer.start) - outer.start) as usize;
@@ -1293,6 +1360,32 @@ mod tests {
                 ..Cell::default()
             })
             .collect()
+    }
+
+    /// Demand led only when it had risen before the first failure: a herd
+    /// in the seconds before it, or the storm after it, does not count.
+    #[test]
+    fn demand_leads_only_when_it_rose_before_the_first_failure() {
+        let span = Span::new(0, 1000);
+        // 3 req/s throughout; the onset (a slowdown) at 500, the first
+        // failure at 800, a herd of 200 req/s from 795 and after.
+        let mut per_s = vec![3u32; 1000];
+        for n in per_s.iter_mut().skip(795) {
+            *n = 200;
+        }
+        let lead = lead_demand(&served(&per_s), span, 0..500, (500, 800, 1000));
+        assert_eq!(lead.baseline_rate, 3.0);
+        assert_eq!(lead.lead_rate, 3.0);
+        assert!(lead.lead_rate < attribution::GREW_RATIO * lead.baseline_rate);
+        // Traffic that doubled from the onset on led.
+        for n in per_s.iter_mut().take(795).skip(500) {
+            *n = 6;
+        }
+        let lead = lead_demand(&served(&per_s), span, 0..500, (500, 800, 1000));
+        assert_eq!(lead.lead_rate, 6.0);
+        // A failure at the onset: its first minute is the lead.
+        let lead = lead_demand(&served(&per_s), span, 0..500, (500, 500, 1000));
+        assert_eq!(lead.lead_rate, 6.0);
     }
 
     /// The first second judged failing comes after the run's first

@@ -73,9 +73,13 @@ pub fn build(a: &Analysis) -> Vec<TimelineEntry> {
         .filter(|s| Some(s.value.as_str()) == top && s.end > near.start && s.start < near.end)
         .min_by_key(|s| s.start)
         .or_else(|| {
+            // Traffic that rose only once the service was failing is not
+            // told as a rise before it (a blip of 11 req/s against 5 at
+            // the head of the timeline read as the cause).
             a.surges
                 .iter()
                 .filter(|s| s.value == "(all)" && s.start < near.end)
+                .filter(|_| a.demand_after.is_none())
                 .min_by_key(|s| s.start)
         });
     if let Some(s) = surge {
@@ -141,10 +145,18 @@ pub fn build(a: &Analysis) -> Vec<TimelineEntry> {
             } else {
                 String::new()
             };
+            // Counted against the pools reporting then; where the fleet is
+            // larger (pods that came later, or were down), "4 of 4" beside
+            // "8 of 8 affected" read as a contradiction.
+            let of = present.len().max(saturated.len());
+            let whose = if of < a.fleet.len() {
+                format!("of the {of} instances reporting pool metrics at the time")
+            } else {
+                format!("of {of} instances")
+            };
             format!(
-                "Connection pool saturated on {} of {} instances ({at}up to {peak_wait:.0} waiting)",
-                saturated.len(),
-                present.len().max(saturated.len())
+                "Connection pool saturated on {} {whose} ({at}up to {peak_wait:.0} waiting)",
+                saturated.len()
             )
         } else {
             "Pool-exhaustion errors in the application logs".to_string()

@@ -157,6 +157,9 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
         for s in stats.iter().take(CANDIDATES) {
             cases.push(client_case(cx, dim, s, window, fail));
         }
+        if dim == Dim::Integration {
+            cases.extend(programs(cx, stats.iter().take(CANDIDATES), window));
+        }
     }
     // Counted on the paths kept, before scaling: a few sampled paths scaled
     // up are not twenty retries seen.
@@ -269,6 +272,50 @@ fn client_case(cx: &Context<'_>, dim: Dim, s: &DimStats, window: Span, fail: Opt
         baseline_sent: s.baseline_requests,
         failed: s.window_failed,
     }
+}
+
+/// A program's integrations taken together. The same SDK sends with an API
+/// key and without one, and each key is an integration of its own
+/// (`python-requests`, `python-requests (key hash 4e0914d0)`), while the
+/// retry policy is the program's: on thundering-herd draws the retrier
+/// re-sent 213 requests under one name and 114 under another, fewer each
+/// than a busy client that re-sent what it always sends, and was missed.
+fn programs<'s>(
+    cx: &Context<'_>,
+    stats: impl Iterator<Item = &'s DimStats>,
+    window: Span,
+) -> Vec<Case> {
+    let mut by: std::collections::BTreeMap<&str, Vec<&DimStats>> = Default::default();
+    for s in stats {
+        let program = s.value.split(" (key hash ").next().unwrap_or(&s.value);
+        if !program.is_empty() && !program.starts_with("key hash ") {
+            by.entry(program).or_default().push(s);
+        }
+    }
+    by.into_iter()
+        .filter(|(_, members)| members.len() >= 2)
+        .map(|(program, members)| {
+            let mut retried = crate::aggregate::paths::Retried::default();
+            for m in &members {
+                let r = cx.agg.retried(Some((Dim::Integration, &m.value)), window);
+                retried.requests += r.requests;
+                retried.paths += r.paths;
+                retried.began = match (retried.began, r.began) {
+                    (Some(x), Some(y)) => Some(x.min(y)),
+                    (x, y) => x.or(y),
+                };
+            }
+            Case {
+                who: Some((Dim::Integration, program.to_string())),
+                after_failure: retried.requests,
+                retried,
+                resent_from: None,
+                sent: members.iter().map(|m| m.window_requests).sum(),
+                baseline_sent: members.iter().map(|m| m.baseline_requests).sum(),
+                failed: members.iter().map(|m| m.window_failed).sum(),
+            }
+        })
+        .collect()
 }
 
 fn label(cx: &Context<'_>, who: &Option<(Dim, String)>) -> String {
@@ -471,5 +518,54 @@ mod tests {
         assert!(case(2000, 1840, None).plausible());
         // Work asked for again after the failure point is counted apart.
         assert!(case(2276, 0, Some(100)).plausible());
+    }
+
+    /// One program's retries under several keys are counted together; a
+    /// program with one name only, or keys with no program, add no case.
+    #[test]
+    fn a_programs_keys_retry_together() {
+        use crate::aggregate::Aggregates;
+        use crate::event::{Event, EventSink, Request};
+        let mut agg = Aggregates::new();
+        let sends = [
+            ("sdk", 1u64),
+            ("sdk (key hash aa11)", 2),
+            ("sdk (key hash bb22)", 3),
+            ("key hash cc33", 4),
+            ("lone", 5),
+        ];
+        for (integration, path) in sends {
+            // Each fails at 100 s and is asked for again at 101 s.
+            for (sec, status) in [(100, 503), (101, 200)] {
+                agg.push(Event::Request(Request {
+                    ts: sec * 1000,
+                    end_ts: sec * 1000,
+                    route: "/v1/things/{id}".into(),
+                    path_hash: path,
+                    status: Some(status),
+                    integration: Some(integration.into()),
+                    ..Request::default()
+                }));
+            }
+        }
+        agg.finish();
+        let analysis = crate::correlate::Analysis::default();
+        let cx = Context {
+            agg: &agg,
+            analysis: &analysis,
+        };
+        let window = Span::new(50, 200);
+        let stats = agg
+            .dim_stats(Dim::Integration, window, Span::new(0, 50))
+            .unwrap_or_default();
+        let cases = programs(&cx, stats.iter(), window);
+        assert_eq!(cases.len(), 1);
+        let sdk = cases
+            .first()
+            .map(|c| (c.who.clone(), c.retried.requests, c.sent));
+        assert_eq!(
+            sdk,
+            Some((Some((Dim::Integration, "sdk".to_string())), 3, 6))
+        );
     }
 }

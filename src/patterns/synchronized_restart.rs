@@ -150,7 +150,13 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
     }
     sink.push(Finding {
         pattern: ID,
-        title: format!("{down} of {total} instances restarted together within {spread} s"),
+        // Against the instances running then: "5 of 5" beside a fleet of 8
+        // (3 already down) read as a contradiction.
+        title: if total < a.fleet.len() {
+            format!("{down} of the {total} instances running at the time restarted together within {spread} s")
+        } else {
+            format!("{down} of {total} instances restarted together within {spread} s")
+        },
         confidence: confidence(c),
         start: first,
         end: back.unwrap_or(window.end * 1000),

@@ -250,6 +250,11 @@ pub struct Extra {
     /// the baseline's rate expected requests: (seconds, longest stretch,
     /// requests expected in all).
     pub silence: Option<(i64, SpanJson, f64)>,
+    /// Traffic rose in the incident only after the service began to fail
+    /// (so it did not set it off): the rate in the lead to the first
+    /// failure and the baseline's (req/s), and where requests began to slow
+    /// when that came first.
+    pub demand_after: Option<(f64, f64, Option<String>)>,
 }
 
 /// The blamed client's figures in the incident window and its baseline,
@@ -605,6 +610,13 @@ pub fn build(
                         end: rfc3339(q.longest.end * 1000),
                     },
                     q.expected,
+                )
+            }),
+            demand_after: inc.and(a.demand_after).map(|d| {
+                (
+                    d.lead_rate,
+                    d.baseline_rate,
+                    d.slowed_from.map(|t| rfc3339(t * 1000)),
                 )
             }),
             instances_joined: if inc.is_some() {

@@ -297,8 +297,7 @@ fn items(d: &Draft<'_>) -> Vec<Item> {
     // Demand outgrew the service with no trigger: capacity is the direct
     // fix, and a pool's "find what held the connections" would send the
     // reader hunting for a leak that every client's ordinary work explains.
-    let outgrown = d.r.attribution.organic
-        && d.r.attribution.grew
+    let outgrown = d.demand_grew()
         && !d
             .findings
             .iter()

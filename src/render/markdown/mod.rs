@@ -105,6 +105,26 @@ impl<'a> Draft<'a> {
     pub fn has(&self, pattern: &str) -> bool {
         self.finding(pattern).is_some()
     }
+
+    /// Demand across many clients set the incident off: traffic rose, no
+    /// one client explains it, and it had risen before the first failure:
+    /// in the requests, or in queued work that piled up first (jobs pushed
+    /// at a capped rate grow the queue, not the request rate). Traffic that
+    /// rose only after the failures is the clients' answer to them.
+    pub fn demand_grew(&self) -> bool {
+        let attr = &self.r.attribution;
+        let queued_first = || {
+            let first_failure = self
+                .r
+                .timeline
+                .iter()
+                .find(|e| e.kind == crate::correlate::TimelineKind::ErrorsStart)
+                .map(|e| e.ts.as_str());
+            self.finding("backlog_growth")
+                .is_some_and(|f| first_failure.is_none_or(|e| f.start.as_str() < e))
+        };
+        attr.organic && attr.grew && (self.r.extra.demand_after.is_none() || queued_first())
+    }
 }
 
 pub fn render(r: &Report) -> String {
@@ -202,6 +222,10 @@ pub(crate) fn count(n: u64) -> String {
 }
 
 /// "about 1 in 5" for a share: how a customer reads a failure rate.
+/// How far (relative) 1/N may be from the share it rounds: 45% is about 1
+/// in 2 and 30% about 1 in 3, 42% is neither.
+const ONE_IN_NEAR: f64 = 0.12;
+
 pub(crate) fn one_in(failed: u64, total: u64) -> Option<String> {
     if failed == 0 || total == 0 {
         return None;
@@ -220,7 +244,10 @@ pub(crate) fn one_in(failed: u64, total: u64) -> Option<String> {
     } else {
         hi
     } as u64;
-    (n >= 2).then(|| format!("about 1 in {n}"))
+    // Only where 1/N is near the share: "42%, about 1 in 2" read as a
+    // contradiction (review of a thundering-herd draft).
+    let near = (1.0 / n as f64 - p).abs() <= ONE_IN_NEAR * p;
+    (n >= 2 && near).then(|| format!("about 1 in {n}"))
 }
 
 /// The incident window in UTC and the `--tz` zone.
@@ -295,6 +322,9 @@ mod tests {
         assert_eq!(one_in(2712, 4922), None);
         assert_eq!(one_in(45486, 60955), None);
         assert_eq!(one_in(1, 2).as_deref(), Some("about 1 in 2"));
+        // 42% is neither 1 in 2 nor 1 in 3; 45% is about 1 in 2.
+        assert_eq!(one_in(77315, 184124), None);
+        assert_eq!(one_in(45, 100).as_deref(), Some("about 1 in 2"));
         assert_eq!(one_in(0, 10), None);
         // Most failed: a share reads better than "1 in 1".
         assert_eq!(one_in(9, 10), None);

@@ -105,7 +105,13 @@ pub(crate) fn section(out: &mut String, d: &Draft<'_>) {
         .findings
         .iter()
         .any(|f| d.role(f) == super::cascade::Role::Trigger);
-    if attr.organic && attr.grew && !caused {
+    if let (Some((_, _, Some(t))), false) = (&d.r.extra.demand_after, caused || d.demand_grew()) {
+        // Requests slowed at the old rate: what they wait on is the lead.
+        qs.push(format!(
+            "What slowed requests from {} UTC while traffic was unchanged? The database's own metrics and slow-query log, or the dependency they wait on, for that minute.",
+            crate::render::time::hms(t)
+        ));
+    } else if d.demand_grew() && !caused {
         qs.push(if d.has("retry_storm") {
             format!(
                 "Was the rise across many {}s only clients retrying, or did something make them send more (a launch, a season, a client release)?",

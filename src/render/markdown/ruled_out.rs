@@ -19,7 +19,8 @@ use super::{lower_first, Draft};
 use crate::correlate::TimelineKind;
 use crate::patterns::SUPPORTED;
 
-fn rate(v: f64) -> String {
+/// A rate as the draft writes it: whole above 10 per second, else to a tenth.
+pub(crate) fn rate(v: f64) -> String {
     if v >= 10.0 {
         format!("{v:.0}")
     } else {

@@ -172,12 +172,13 @@ pub(crate) fn section(out: &mut String, d: &Draft<'_>) {
         .find(|f| d.role(f) == Role::Trigger)
         .map(|f| f.pattern.as_str());
     if trigger.is_none() {
-        let attr = &r.attribution;
-        if attr.organic && attr.grew {
+        if d.demand_grew() {
             text.push(format!(
                 "Demand outgrew capacity. {}",
                 super::summary::growth(d)
             ));
+        } else if let Some(t) = super::summary::demand_followed(d) {
+            text.push(t);
         } else {
             text.push(
                 "What set it off cannot be determined from these inputs: no client, change or instance stands out."

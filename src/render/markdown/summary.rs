@@ -14,6 +14,7 @@
 use std::fmt::Write;
 
 use super::cascade::{certainty, Role, LIKELY};
+use super::ruled_out::rate;
 use super::story::{phrase, title};
 use super::{
     count, duration, longest_outage, lower_first, one_in, pct, recovery, window_text, Draft,
@@ -29,6 +30,32 @@ const MECHANISM_CAUSES: [&str; 1] = ["crash_loop"];
 /// Below this share of the window's requests, the attribution's rates are
 /// said to be of the requests that name its dimension, not of all.
 const PART: f64 = 0.9;
+
+/// Traffic that rose only after the service began to fail, said as not
+/// the cause, with what the data shows came first: the reader's first
+/// guess on seeing the rise is "demand", and a herd of reconnecting
+/// clients is not the demand that broke the service.
+pub(crate) fn demand_followed(d: &Draft<'_>) -> Option<String> {
+    let (lead, base, slowed) = d.r.extra.demand_after.as_ref()?;
+    let mut s = format!(
+        "Demand did not set it off: just before the first failure the service received {} requests per second against {} before",
+        rate(*lead),
+        rate(*base)
+    );
+    // A small rise is said as one (it is not "unchanged").
+    if *base > 0.0 && *lead >= 1.1 * base {
+        let _ = write!(s, " ({:.1}x)", lead / base);
+    }
+    if let Some(t) = slowed {
+        let _ = write!(
+            s,
+            ", and requests had been slowing since {} UTC: the service, or something it waits on such as its database, slowed first, and the inputs do not show why",
+            hms(t)
+        );
+    }
+    s.push_str(". The rise in traffic came only once the service was struggling: clients answering it, not its cause.");
+    Some(s)
+}
 
 /// Organic growth as the figures show it: the rise of all traffic, that
 /// it was spread over many clients, and the fleet that met it.
@@ -209,7 +236,7 @@ pub(crate) fn section(out: &mut String, d: &Draft<'_>) {
     }
     // Growth across many tenants is a cause the data shows: it leads
     // before a crash loop, which is how the growth took the service down.
-    let grew = r.attribution.organic && r.attribution.grew;
+    let grew = d.demand_grew();
     let trigger = d
         .findings
         .iter()
@@ -217,7 +244,7 @@ pub(crate) fn section(out: &mut String, d: &Draft<'_>) {
         .or_else(|| {
             d.findings
                 .iter()
-                .filter(|_| !grew)
+                .filter(|_| !grew && r.extra.demand_after.is_none())
                 .find(|f| MECHANISM_CAUSES.contains(&f.pattern.as_str()))
         });
     match trigger {
@@ -238,8 +265,7 @@ pub(crate) fn section(out: &mut String, d: &Draft<'_>) {
             let _ = write!(s, " {lead}: {}.", lower_first(&title(d, f)));
         }
         None => {
-            let attr = &r.attribution;
-            if attr.organic && attr.grew {
+            if grew {
                 // No customer caused it: demand outgrew what the service
                 // had, which is the cause a reader acts on (capacity).
                 let _ = write!(
@@ -247,6 +273,8 @@ pub(crate) fn section(out: &mut String, d: &Draft<'_>) {
                     " Root cause (likely): demand outgrew capacity. {}",
                     growth(d)
                 );
+            } else if let Some(t) = demand_followed(d) {
+                let _ = write!(s, " {t}");
             } else if d.findings.is_empty() {
                 s.push_str(" The data shows the symptoms but no pattern that explains them; see the timeline.");
             } else {
@@ -485,5 +513,49 @@ mod tests {
             s.contains("Requests that name a tenant rose from 10.0 to 35.0"),
             "{s}"
         );
+    }
+
+    #[test]
+    fn traffic_that_rose_after_the_failures_is_not_the_cause() {
+        let mut r = bulk();
+        r.findings
+            .retain(|f| f.pattern == "crash_loop" || f.pattern == "pool_exhaustion");
+        r.extra.culprit = None;
+        r.attribution.organic = true;
+        r.attribution.grew = true;
+        r.extra.demand_after = Some((3.2, 3.1, Some("2026-10-01T07:51:13Z".to_string())));
+        r.timeline.push(crate::report::TimelineJson {
+            ts: "2026-10-01T07:58:00Z".to_string(),
+            kind: crate::correlate::TimelineKind::ErrorsStart,
+            text: "Requests start failing".to_string(),
+            sources: Vec::new(),
+        });
+        let s = summary(&r);
+        assert!(!s.contains("outgrew"), "{s}");
+        assert!(
+            s.contains("Demand did not set it off: just before the first failure the service received 3.2 requests per second against 3.1 before, and requests had been slowing since 07:51:13 UTC"),
+            "{s}"
+        );
+        // Queued work that piled up before the first failure is demand
+        // that grew (jobs pushed at a capped rate grow the queue, not the
+        // request rate).
+        let mut backlog =
+            crate::render::markdown::fixture::finding("backlog_growth", 0.9, "07:50:00");
+        backlog.title = "Queued work piled up faster than it drained".to_string();
+        r.findings.push(backlog);
+        let s = summary(&r);
+        assert!(
+            s.contains("Root cause (likely): demand outgrew capacity."),
+            "{s}"
+        );
+        // One that piled up only after the failures is not.
+        if let Some(b) = r
+            .findings
+            .iter_mut()
+            .find(|f| f.pattern == "backlog_growth")
+        {
+            b.start = "2026-10-01T08:10:00Z".to_string();
+        }
+        assert!(summary(&r).contains("Demand did not set it off"));
     }
 }
