@@ -117,8 +117,14 @@ pub fn history(agg: &Aggregates, ids: &Identities, causes: &StopCauses) -> Insta
         // What a group's own events said (it backs off, a target of it
         // failed a probe) stays in `groups` and the infra events: counted
         // as an instance, a service would be "1 of 5 instances restarted".
+        // So is a probe failure of the group with no target named (an
+        // awsvpc service's "(port 3000) is unhealthy in (target-group
+        // ...)"): it made "health checks failing on 3 of 3 instances" of
+        // a fleet of 2.
         if !groups.values().any(|m| m.contains(g)) {
             marks.remove(g);
+            h.probe_failures.remove(g);
+            h.instances.remove(g);
         }
     }
     h.groups = groups;
@@ -679,6 +685,14 @@ mod tests {
                 1,
             );
         }
+        // The service's own target failing, no task named: no instance.
+        push(
+            610_000,
+            610_000,
+            "orders-api",
+            "(service orders-api) (port 8080) is unhealthy in (target-group arn:aws:elasticloadbalancing:eu-west-1:1:targetgroup/orders/2) due to (reason Request timed out).",
+            1,
+        );
         push(
             600_000,
             600_000,
@@ -706,6 +720,8 @@ mod tests {
             "{:?}",
             h.probe_failures
         );
+        assert!(!h.probe_failures.contains_key("orders-api"));
+        assert!(!h.instances.contains("orders-api"));
     }
 
     /// ECS service events are about a service and name its tasks: the
