@@ -38,7 +38,8 @@ fn culprit_subject() -> SubjectJson {
     }
 }
 
-fn entry(ts: &str, kind: TimelineKind, text: &str, source: &str) -> TimelineJson {
+/// A timeline entry at `ts` (hh:mm:ss on the fixture's day).
+pub(crate) fn entry(ts: &str, kind: TimelineKind, text: &str, source: &str) -> TimelineJson {
     TimelineJson {
         ts: at(ts),
         kind,

@@ -411,12 +411,12 @@ mod tests {
     #[test]
     fn an_outage_after_the_action_says_it_did_not_end_it() {
         let mut r = bulk();
-        r.timeline.push(TimelineJson {
-            ts: "2026-10-01T07:57:30Z".to_string(),
-            kind: TimelineKind::Change,
-            text: "ratelimit `api`: tenant=acct-4411".to_string(),
-            sources: vec!["deploys.log:2".to_string()],
-        });
+        r.timeline.push(crate::render::markdown::fixture::entry(
+            "07:57:30",
+            TimelineKind::Change,
+            "ratelimit `api`: tenant=acct-4411",
+            "deploys.log:2",
+        ));
         r.impact.full_outages = vec![SpanJson {
             start: "2026-10-01T07:58:10Z".to_string(),
             end: "2026-10-01T08:01:19Z".to_string(),

@@ -524,12 +524,12 @@ mod tests {
         r.attribution.organic = true;
         r.attribution.grew = true;
         r.extra.demand_after = Some((3.2, 3.1, Some("2026-10-01T07:51:13Z".to_string())));
-        r.timeline.push(crate::report::TimelineJson {
-            ts: "2026-10-01T07:58:00Z".to_string(),
-            kind: crate::correlate::TimelineKind::ErrorsStart,
-            text: "Requests start failing".to_string(),
-            sources: Vec::new(),
-        });
+        r.timeline.push(crate::render::markdown::fixture::entry(
+            "07:58:00",
+            crate::correlate::TimelineKind::ErrorsStart,
+            "Requests start failing",
+            "access.log:1",
+        ));
         let s = summary(&r);
         assert!(!s.contains("outgrew"), "{s}");
         assert!(
