@@ -13,7 +13,7 @@
 
 use std::borrow::Cow;
 
-use crate::event::{Origin, Request, RequestKind};
+use crate::event::{Origin, Request, RequestKind, KEY_HASH};
 use crate::formats::{DurationUnit, Fields, Format, Record, Role, Rules, TimestampMarks};
 use crate::redact::short_hash;
 
@@ -292,8 +292,8 @@ fn integration<'f>(
     let program = token.filter(|t| !rules.is_browser_token(t));
     if let Some(k) = key {
         return Some(Cow::Owned(match program {
-            Some(p) => format!("{p} (key hash {})", short_hash(&k)),
-            None => format!("key hash {}", short_hash(&k)),
+            Some(p) => format!("{p} ({KEY_HASH}{})", short_hash(&k)),
+            None => format!("{KEY_HASH}{}", short_hash(&k)),
         }));
     }
     match (token, program) {

@@ -287,8 +287,7 @@ fn programs<'s>(
 ) -> Vec<Case> {
     let mut by: std::collections::BTreeMap<&str, Vec<&DimStats>> = Default::default();
     for s in stats {
-        let program = s.value.split(" (key hash ").next().unwrap_or(&s.value);
-        if !program.is_empty() && !program.starts_with("key hash ") {
+        if let Some(program) = crate::event::integration_program(&s.value) {
             by.entry(program).or_default().push(s);
         }
     }
