@@ -356,6 +356,18 @@ impl EventSink for Vec<Event<'static>> {
     }
 }
 
+/// How an integration keyed by an API key is named: `python-requests (key
+/// hash 4e0914d0)`, or `key hash 4e0914d0` when no program is known.
+pub const KEY_HASH: &str = "key hash ";
+
+/// The program an integration's name is of (`python-requests` for
+/// `python-requests (key hash 4e0914d0)` and for `python-requests`); none
+/// for a key with no program.
+pub fn integration_program(name: &str) -> Option<&str> {
+    let program = name.split(" (").next().unwrap_or(name);
+    (!program.is_empty() && !program.starts_with(KEY_HASH)).then_some(program)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -376,16 +388,4 @@ mod tests {
         assert!(r(408, None).failed());
         assert!(!r(404, Some(5_000.0)).failed());
     }
-}
-
-/// How an integration keyed by an API key is named: `python-requests (key
-/// hash 4e0914d0)`, or `key hash 4e0914d0` when no program is known.
-pub const KEY_HASH: &str = "key hash ";
-
-/// The program an integration's name is of (`python-requests` for
-/// `python-requests (key hash 4e0914d0)` and for `python-requests`); none
-/// for a key with no program.
-pub fn integration_program(name: &str) -> Option<&str> {
-    let program = name.split(" (").next().unwrap_or(name);
-    (!program.is_empty() && !program.starts_with(KEY_HASH)).then_some(program)
 }
