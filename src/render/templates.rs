@@ -80,7 +80,8 @@ fn instances(t: &TemplateJson) -> String {
 }
 
 /// The Markdown section, a part of the appendix's evidence.
-pub fn section(out: &mut String, r: &Report) {
+/// `root`: the inputs' folder, left out of each source (the header says it).
+pub fn section(out: &mut String, r: &Report, root: &str) {
     let _ = writeln!(out, "### What the logs said\n");
     let tz = &r.extra.tz;
     if r.templates.is_empty() {
@@ -167,7 +168,7 @@ pub fn section(out: &mut String, r: &Report) {
                 "{}. {} (`{}`)",
                 i + 1,
                 code(&clip(&e.text, 200)),
-                e.source
+                super::markdown::below(root, &e.source)
             );
         }
     }

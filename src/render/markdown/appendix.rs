@@ -32,12 +32,12 @@ pub(crate) fn section(out: &mut String, d: &Draft<'_>, opts: &Options, src: &mut
     let r = d.r;
     let _ = writeln!(out, "## Appendix\n");
     attribution(out, r);
-    super::super::templates::section(out, r);
+    super::super::templates::section(out, r, &d.root);
     findings::details(out, d, src);
     charts(out, r, opts);
-    data(out, r);
+    data(out, d);
     if !src.is_empty() {
-        let _ = writeln!(out, "### Sources\n\n{}", src.definitions());
+        let _ = writeln!(out, "### Sources\n\n{}", src.definitions(&d.root));
     }
 }
 
@@ -204,7 +204,8 @@ fn link(dir: &str, file: &str) -> String {
     }
 }
 
-fn data(out: &mut String, r: &Report) {
+fn data(out: &mut String, d: &Draft<'_>) {
+    let r = d.r;
     let _ = writeln!(out, "### Data\n");
     let _ = writeln!(
         out,
@@ -214,7 +215,7 @@ fn data(out: &mut String, r: &Report) {
         let _ = writeln!(
             out,
             "| `{}` | {} | {} | {} | {} | {} | {} |",
-            cell(&i.path),
+            cell(d.short(&i.path)),
             match &i.inner_format {
                 Some(inner) => format!("{} ({inner} inside)", i.format),
                 None => i.format.clone(),
@@ -232,7 +233,7 @@ fn data(out: &mut String, r: &Report) {
         .input_details
         .iter()
         .filter(|d| d.documents)
-        .map(|d| d.path.as_str())
+        .map(|x| d.short(&x.path))
         .collect();
     if !docs.is_empty() {
         let _ = writeln!(
@@ -251,7 +252,7 @@ fn data(out: &mut String, r: &Report) {
                 .iter()
                 .map(|(k, v)| format!("{v} {k}"))
                 .collect();
-            let mut item = format!("- `{}`: {}", i.path, reasons.join(", "));
+            let mut item = format!("- `{}`: {}", d.short(&i.path), reasons.join(", "));
             // The first of them, redacted: what a reader checks by eye.
             for b in &i.first_skipped {
                 let _ = write!(

@@ -10,7 +10,7 @@
 //! ```text
 //! cite("samples/bulk-export/access.log.gz:36108") -> "[^1]"
 //! cite("samples/bulk-export/access.log.gz:36108") -> "[^1]"   (the same source, the same note)
-//! definitions() -> "[^1]: `samples/bulk-export/access.log.gz:36108`\n"
+//! definitions("samples/bulk-export/") -> "[^1]: `access.log.gz:36108`\n"
 //! ```
 
 use std::fmt::Write;
@@ -45,10 +45,12 @@ impl Sources {
         self.cited.is_empty()
     }
 
-    /// Every cited source, whole, as a footnote definition.
-    pub fn definitions(&self) -> String {
+    /// Every cited source, whole but for the inputs' folder (`root`, said
+    /// once in the header), as a footnote definition.
+    pub fn definitions(&self, root: &str) -> String {
         let mut out = String::new();
         for (i, s) in self.cited.iter().enumerate() {
+            let s = super::below(root, s);
             let _ = writeln!(out, "[^{}]: `{}`", i + 1, s.replace('`', "'"));
         }
         out
@@ -62,13 +64,17 @@ mod tests {
     #[test]
     fn each_source_is_one_note() {
         let mut s = Sources::default();
-        assert_eq!(s.cite("a.log:1"), "[^1]");
-        assert_eq!(s.cite("b.json (up{job=\"api\"})"), "[^2]");
-        assert_eq!(s.cite("a.log:1"), "[^1]");
+        assert_eq!(s.cite("in/a.log:1"), "[^1]");
+        assert_eq!(s.cite("in/b.json (up{job=\"api\"})"), "[^2]");
+        assert_eq!(s.cite("in/a.log:1"), "[^1]");
         assert_eq!(s.cite(""), "");
         assert_eq!(
-            s.definitions(),
+            s.definitions("in/"),
             "[^1]: `a.log:1`\n[^2]: `b.json (up{job=\"api\"})`\n"
+        );
+        assert_eq!(
+            s.definitions(""),
+            "[^1]: `in/a.log:1`\n[^2]: `in/b.json (up{job=\"api\"})`\n"
         );
     }
 }
