@@ -91,6 +91,9 @@ pub struct Analysis {
     /// counts against.
     pub fleet: std::collections::BTreeSet<String>,
     pub span: Option<Span>,
+    /// The whole export and the bucket (seconds) it was scanned in, when
+    /// only `span`, hours of it, was analysed second by second.
+    pub scanned: Option<(Span, i64)>,
     pub baseline: Option<Span>,
     pub incident: Option<Incident>,
     /// API requests per second over the span.
@@ -218,6 +221,7 @@ pub fn correlate(agg: &Aggregates, opts: &CorrelateOptions) -> Result<Analysis, 
     // analysis reads the hours around the worst of it.
     let (focus, worst) = scan::focus(agg, span);
     if focus != span {
+        a.scanned = Some((span, scan::bucket_for(span)));
         a.warnings.push(format!(
             "the data spans {}; it was scanned in {} s buckets, and {} to {} ({}) was analysed second by second",
             span_text(span.len() as i64),
@@ -882,7 +886,7 @@ fn symptom_flags(
     for (e, f) in errors.iter_mut().zip(no_success_flags(&a.totals, ok_rate)) {
         *e |= f;
     }
-    let latency = onset::latency_flags(&a.totals, range.clone());
+    let mut latency = onset::latency_flags(&a.totals, range.clone());
     let mut other = vec![false; n];
     let logs: Vec<f64> = agg.error_logs(span).into_iter().map(f64::from).collect();
     let mut log_flags = onset::excess_flags(&logs, &with_traffic(&logs, &a.totals, range.clone()));
@@ -989,6 +993,7 @@ fn symptom_flags(
     for (o, f) in other.iter_mut().zip(instance_flags(&a.history, span)) {
         *o |= f;
     }
+    onset::drop_ordinary_slowdowns(&mut latency, &[&errors, &other], &a.totals, range.clone());
     // Seconds that only the coarse periods mark stay symptoms (the
     // incident's extent is unchanged) but are known as such.
     for (i, c) in coarse.iter_mut().enumerate() {

@@ -318,6 +318,63 @@ pub fn latency_flags(cells: &[Cell], baseline: std::ops::Range<usize>) -> Vec<bo
     flags
 }
 
+/// Clear the slowdowns alone that, over their whole length, are neither
+/// noticeable nor a doubling: the service's ordinary variation, not an
+/// incident. A few slow calls of an expensive route, scattered through a
+/// quiet day, lift a window's mean past the threshold now and then, and
+/// hysteresis joins them into a minute and a half of "degraded service"
+/// that no user felt (184 ms on average against a usual 120). A group of
+/// latency runs (no more than [`MERGE_GAP`] apart) is a slowdown when its
+/// mean is at least [`LATENCY_NOTICEABLE_MS`] above the usual mean of
+/// stretches as long, or at least double it (a slow integration's last
+/// requests kept a quarter of an hour at 55 ms against 14: each window a
+/// few seconds slow, the whole no noise). Usual is the median of the
+/// baseline's stretches, so an incident inside pass one's whole-span
+/// baseline does not move it. A group is kept where another symptom falls
+/// in it, where it is too short to be an incident on its own, or where the
+/// baseline holds too few stretches as long to say what is usual.
+pub fn drop_ordinary_slowdowns(
+    latency: &mut [bool],
+    others: &[&[bool]],
+    cells: &[Cell],
+    baseline: std::ops::Range<usize>,
+) {
+    let pb = prefix_sums(cells.iter().map(Cell::busy_ms));
+    let pt = prefix_sums(cells.iter().map(|c| f64::from(c.timed)));
+    let mean = |a: usize, b: usize| {
+        let t = range_sum(&pt, a, b);
+        (t >= LATENCY_MIN_TIMED).then(|| range_sum(&pb, a, b) / t)
+    };
+    let end = baseline.end.min(cells.len());
+    for (s, e) in super::runs(latency, MERGE_GAP as usize) {
+        let len = e - s;
+        let beside = others
+            .iter()
+            .any(|f| f.get(s..e).unwrap_or_default().contains(&true));
+        if beside || (len as i64) < MIN_INCIDENT_SECS {
+            continue;
+        }
+        let Some(m) = mean(s, e) else { continue };
+        // Stretches of the group's length, a quarter of it apart, away from
+        // the group and its merge gap.
+        let (lo, hi) = (s.saturating_sub(MERGE_GAP as usize), e + MERGE_GAP as usize);
+        let stretches: Vec<f64> = (baseline.start..end.saturating_sub(len - 1))
+            .step_by((len / 4).max(1))
+            .filter(|&a| a + len <= lo || a >= hi)
+            .filter_map(|a| mean(a, a + len))
+            .collect();
+        let usual = median(&stretches);
+        let slower = m >= usual + LATENCY_NOTICEABLE_MS || m >= 2.0 * usual;
+        if stretches.len() >= ORDINARY_MIN_STRETCHES && !slower {
+            set(latency, s..e, false);
+        }
+    }
+}
+
+/// Stretches the baseline must hold to say what is ordinary: at a quarter
+/// of a group's length apart, two groups' lengths of baseline.
+const ORDINARY_MIN_STRETCHES: usize = 8;
+
 /// Where windows had to grow past [`WINDOW`] seconds to hold enough
 /// requests, a run found on them is only placed to within a window: each
 /// edge is moved to where the mean steps (up at the start, down at the
@@ -625,6 +682,54 @@ mod tests {
             max_us: ms * 1000,
             ..Cell::default()
         }
+    }
+
+    /// Three requests a second at 100 ms, one in forty a 1.5 s report:
+    /// a minute and a half where four reports fall close together is as
+    /// slow, on the whole, as the day's ordinary stretches allow, and no
+    /// slowdown; requests at 400 ms for as long are one, and so is the
+    /// ordinary stretch beside failures.
+    #[test]
+    fn a_slowdown_no_slower_than_the_baselines_stretches_is_ordinary() {
+        let n = 7200;
+        let mut x: u64 = 42;
+        let mut cells: Vec<Cell> = (0..n)
+            .map(|_| {
+                let mut c = Cell::default();
+                for _ in 0..3 {
+                    x = x
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
+                    let ms = if (x >> 33) % 40 == 0 { 1500 } else { 100 };
+                    c.merge(&timed(ms));
+                }
+                c
+            })
+            .collect();
+        let group = 6000..6090;
+        for i in (6005..6085).step_by(20) {
+            cells[i].merge(&timed(1500));
+        }
+        let none = vec![false; n];
+        let slow = |range: std::ops::Range<usize>| {
+            let mut f = vec![false; n];
+            set(&mut f, range, true);
+            f
+        };
+        let mut latency = slow(group.clone());
+        drop_ordinary_slowdowns(&mut latency, &[&none], &cells, 0..5900);
+        assert!(!latency.contains(&true), "scattered reports are ordinary");
+        let mut errors = none.clone();
+        errors[6040] = true;
+        let mut latency = slow(group.clone());
+        drop_ordinary_slowdowns(&mut latency, &[&errors], &cells, 0..5900);
+        assert_eq!(latency, slow(group.clone()), "kept beside failures");
+        for c in &mut cells[group.clone()] {
+            c.busy_us = u64::from(c.timed) * 400_000;
+        }
+        let mut latency = slow(group.clone());
+        drop_ordinary_slowdowns(&mut latency, &[&none], &cells, 0..5900);
+        assert_eq!(latency, slow(group), "a real slowdown is kept");
     }
 
     /// A deterministic mix of fast reads and slow reports (1 in 6 takes

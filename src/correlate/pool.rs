@@ -222,7 +222,12 @@ pub fn pool_state(agg: &Aggregates, span: Span, ids: &Identities) -> PoolState {
             let cap = value_at(max, t).or(max_v);
             peak_in_use = peak_in_use.max(used.unwrap_or(0.0));
             peak_waiting = peak_waiting.max(wait.unwrap_or(0.0));
-            let at_max = matches!((used, cap), (Some(u), Some(c)) if c > 0.0 && u >= c);
+            // A period's figure (a rollup's average) within half a
+            // connection of the maximum: connections in use are whole, so
+            // the pool was at its maximum for at least half the period (an
+            // average of 14.5 of 15 cannot be made of 14s and fewer).
+            let near = if in_use.period_start { 0.5 } else { 0.0 };
+            let at_max = matches!((used, cap), (Some(u), Some(c)) if c > 0.0 && u >= c - near);
             let waits = wait.is_some_and(|w| w > 0.0);
             if waits {
                 for s in t.div_euclid(1000)..(t + step).div_euclid(1000) {
@@ -358,6 +363,44 @@ mod tests {
         let span = Span::new(0, 300);
         let ids = super::super::identity::build(&agg, span, &[]);
         pool_state(&agg, span, &ids)
+    }
+
+    /// Connections in use of a pool of 15, a point a minute: a rollup's
+    /// average of 14.5 was at the maximum for at least half its minute; an
+    /// average of 14 need not have been, and neither need an instant
+    /// reading of 14.5 (a sum over pools, say).
+    fn in_use(period_start: bool, peak: f64) -> PoolState {
+        let mut agg = Aggregates::new();
+        for (k, v) in [10.0, 11.0, peak, 9.0].into_iter().enumerate() {
+            for (name, role, value) in [
+                ("sv_active", MetricRole::DbConnectionsInUse, v),
+                ("pool_size", MetricRole::DbConnectionsMax, 15.0),
+            ] {
+                agg.add(Event::Metric(MetricSample {
+                    ts: k as i64 * 60_000,
+                    origin: Default::default(),
+                    name: name.into(),
+                    role: Some(role),
+                    value,
+                    instance: Some("db-1".into()),
+                    series: format!("{name}{{host=db-1}}"),
+                    period_start,
+                }));
+            }
+        }
+        agg.finish();
+        let span = Span::new(0, 300);
+        let ids = super::super::identity::build(&agg, span, &[]);
+        pool_state(&agg, span, &ids)
+    }
+
+    #[test]
+    fn a_rollup_averaging_within_half_a_connection_of_the_maximum_was_saturated() {
+        let first = |p: PoolState| p.first_saturated(Span::new(0, 300), Span::new(0, 300));
+        assert_eq!(first(in_use(true, 14.5)), Some(120));
+        assert_eq!(first(in_use(true, 14.0)), None);
+        assert_eq!(first(in_use(false, 14.5)), None);
+        assert_eq!(first(in_use(false, 15.0)), Some(120));
     }
 
     #[test]

@@ -242,6 +242,9 @@ pub struct Extra {
     /// reach far wider (a start-up line weeks before the export): the span
     /// a reader recognises as the export's.
     pub requests_span: Option<SpanJson>,
+    /// The whole export and the bucket (seconds) it was scanned in, when
+    /// only hours of it were analysed second by second.
+    pub scanned: Option<(SpanJson, i64)>,
     /// Mean duration (ms) of the timed requests in the incident window and
     /// in the baseline, when both have some: a slowdown that failed nothing
     /// is told by it.
@@ -601,6 +604,15 @@ pub fn build(
             templates: Default::default(),
             culprit: culprit_figures(attr, a),
             requests_span: requests_span(a),
+            scanned: a.scanned.map(|(s, bucket)| {
+                (
+                    SpanJson {
+                        start: rfc3339(s.start * 1000),
+                        end: rfc3339(s.end * 1000),
+                    },
+                    bucket,
+                )
+            }),
             latency_ms: inc.and(latency_ms(a)),
             silence: inc.and(a.silence).map(|q| {
                 (

@@ -136,6 +136,35 @@ fn millis(ms: f64) -> String {
     }
 }
 
+/// What a quiet report can say stayed normal: only what the inputs
+/// hold (no health check or restart is "within its baseline" in an export
+/// without events).
+fn watched(r: &crate::report::Report) -> String {
+    let e = &r.extra;
+    let mut kinds: Vec<&str> = Vec::new();
+    if e.has_requests {
+        kinds.extend(["Error rates", "latency"]);
+    }
+    if e.has_logs {
+        kinds.push("error logs");
+    }
+    if e.has_infra {
+        kinds.extend(["health checks", "restarts"]);
+    }
+    if kinds.is_empty() {
+        kinds.push("The records");
+    }
+    let mut text = match kinds.split_last() {
+        Some((last, [])) => (*last).to_string(),
+        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+        None => String::new(),
+    };
+    if let Some(f) = text.get(..1) {
+        text = f.to_uppercase() + text.get(1..).unwrap_or_default();
+    }
+    text
+}
+
 pub(crate) fn section(out: &mut String, d: &Draft<'_>) {
     let _ = writeln!(out, "## Summary\n");
     let r = d.r;
@@ -155,9 +184,19 @@ pub(crate) fn section(out: &mut String, d: &Draft<'_>) {
             (_, Some(s)) => format!("{} to {}", s.start, s.end),
             (_, None) => "no timestamps".to_string(),
         };
+        // Hours of a long export were read second by second: the rest was
+        // scanned coarsely, and the range must not read as the export's.
+        let span = match (&r.extra.scanned, r.extra.requests_span.as_ref().or(r.span.as_ref())) {
+            (Some((whole, bucket)), Some(read)) => format!(
+                "the whole export, {} to {}, scanned in {bucket} s buckets, and {} to {} analysed second by second",
+                whole.start, whole.end, read.start, read.end
+            ),
+            _ => span,
+        };
         let _ = writeln!(
             out,
-            "No incident was found in the inputs ({span}). Error rates, latency, health checks and restarts stayed within their baseline, so this report names no cause and no culprit.{}\n",
+            "No incident was found in the inputs ({span}). {} stayed within their baseline, so this report names no cause and no culprit.{}\n",
+            watched(r),
             if d.weak_signals().is_empty() {
                 ""
             } else {
@@ -385,6 +424,33 @@ mod tests {
         let mut out = String::new();
         section(&mut out, &Draft::new(r));
         out
+    }
+
+    /// A quiet report says stayed normal only what the inputs hold, and
+    /// that hours of a long export were read closely, the rest coarsely.
+    #[test]
+    fn a_quiet_report_claims_only_what_the_inputs_hold() {
+        let mut r = bulk();
+        r.incident.found = false;
+        r.incident.onset = None;
+        r.extra.has_infra = false;
+        r.extra.has_logs = false;
+        r.extra.scanned = Some((
+            crate::report::SpanJson {
+                start: "2026-09-30T00:00:00Z".into(),
+                end: "2026-10-02T00:00:00Z".into(),
+            },
+            60,
+        ));
+        let s = summary(&r);
+        assert!(
+            s.contains("Error rates and latency stayed within their baseline"),
+            "{s}"
+        );
+        assert!(!s.contains("health checks"), "{s}");
+        assert!(s.contains("the whole export, 2026-09-30T00:00:00Z to 2026-10-02T00:00:00Z, scanned in 60 s buckets, and "), "{s}");
+        r.extra.has_infra = true;
+        assert!(summary(&r).contains("Error rates, latency, health checks and restarts stayed"));
     }
 
     #[test]
