@@ -234,6 +234,20 @@ struct Item {
     why: String,
 }
 
+/// The pool's "find what held the connections" where requests had been
+/// slowing since `t` at an unchanged rate.
+fn slower_holds(t: &str) -> Item {
+    Item {
+        topic: "find-holder".to_string(),
+        horizon: Horizon::Now,
+        text: format!(
+            "Find what slowed the work that holds the connections from {} UTC: query time per endpoint and the database's own slow-query log and load for that time",
+            crate::render::time::hms(t)
+        ),
+        why: "requests slowed while traffic was unchanged: each connection was held longer, and the data does not show why".to_string(),
+    }
+}
+
 fn item(action: &str, f: &FindingJson) -> Item {
     let action = action.trim_end_matches('.');
     // A remediation that says its purpose ("..., so one cannot starve the
@@ -319,6 +333,18 @@ fn items(d: &Draft<'_>) -> Vec<Item> {
                 || f.subject.integration.is_some()
                 || f.subject.endpoint.is_some())
     });
+    // Requests slowed while traffic was unchanged and nothing found set it
+    // off: connections were held longer, not by more callers, and the hunt
+    // is for what slowed (the lead the draft gives). A change that did set
+    // it off (a deploy shipping a leak) keeps the leak hunt.
+    let triggered = d
+        .findings
+        .iter()
+        .any(|f| d.role(f) == super::cascade::Role::Trigger);
+    let slowed_first = match &d.r.extra.demand_after {
+        Some((_, _, Some(t))) if !d.demand_grew() && !triggered => Some(t.as_str()),
+        _ => None,
+    };
     let deepest = sources.iter().map(|f| f.actions.len()).max().unwrap_or(0);
     let found_alert = sources
         .iter()
@@ -329,6 +355,11 @@ fn items(d: &Draft<'_>) -> Vec<Item> {
         for f in &sources {
             let Some(a) = f.actions.get(k) else { continue };
             let mut it = item(a, f);
+            if it.topic == "find-holder" {
+                if let Some(t) = slowed_first {
+                    it = slower_holds(t);
+                }
+            }
             if it.topic == "alert"
                 || ((outgrown || holder_named) && it.topic == "find-holder")
                 || chosen.iter().any(|c| c.topic == it.topic)
@@ -449,6 +480,29 @@ mod tests {
                 "Find what held the connections: turn on the pool's leak detection".to_string(),
             );
         }
+    }
+
+    /// Requests slowed at an unchanged rate: the pool's advice hunts for
+    /// what slowed, not for a leak.
+    #[test]
+    fn a_slowdown_at_an_unchanged_rate_asks_what_slowed_not_for_a_leak() {
+        let mut r = bulk();
+        r.findings
+            .retain(|f| f.pattern != "tenant_surge" && f.pattern != "retry_storm");
+        with_leak_hunt(&mut r);
+        r.extra.culprit = None;
+        r.attribution.organic = true;
+        r.attribution.grew = true;
+        r.extra.demand_after = Some((3.2, 3.1, Some("2026-10-01T07:51:13Z".to_string())));
+        let d = Draft::new(&r);
+        let all = items(&d);
+        let hunt: Vec<&Item> = all.iter().filter(|i| i.topic == "find-holder").collect();
+        assert_eq!(hunt.len(), 1);
+        assert!(hunt[0]
+            .text
+            .starts_with("Find what slowed the work that holds the connections from 07:51:13 UTC"));
+        assert!(all.iter().all(|i| !i.text.contains("leak detection")));
+        assert!(all.iter().all(|i| i.topic != "capacity"));
     }
 
     /// No customer caused it: capacity comes first, and the pool's
