@@ -482,10 +482,9 @@ mod tests {
         }
     }
 
-    /// Requests slowed at an unchanged rate: the pool's advice hunts for
-    /// what slowed, not for a leak.
-    #[test]
-    fn a_slowdown_at_an_unchanged_rate_asks_what_slowed_not_for_a_leak() {
+    /// Traffic grew across every customer and the pools ran out, with the
+    /// pool's leak-hunting advice among its actions and no trigger.
+    fn grown_without_a_trigger() -> crate::report::Report {
         let mut r = bulk();
         r.findings
             .retain(|f| f.pattern != "tenant_surge" && f.pattern != "retry_storm");
@@ -493,6 +492,14 @@ mod tests {
         r.extra.culprit = None;
         r.attribution.organic = true;
         r.attribution.grew = true;
+        r
+    }
+
+    /// Requests slowed at an unchanged rate: the pool's advice hunts for
+    /// what slowed, not for a leak.
+    #[test]
+    fn a_slowdown_at_an_unchanged_rate_asks_what_slowed_not_for_a_leak() {
+        let mut r = grown_without_a_trigger();
         r.extra.demand_after = Some((3.2, 3.1, Some("2026-10-01T07:51:13Z".to_string())));
         let d = Draft::new(&r);
         let all = items(&d);
@@ -509,13 +516,7 @@ mod tests {
     /// leak-hunting advice is left out.
     #[test]
     fn outgrown_capacity_leads_and_no_leak_hunt() {
-        let mut r = bulk();
-        r.findings
-            .retain(|f| f.pattern != "tenant_surge" && f.pattern != "retry_storm");
-        with_leak_hunt(&mut r);
-        r.extra.culprit = None;
-        r.attribution.organic = true;
-        r.attribution.grew = true;
+        let r = grown_without_a_trigger();
         let d = Draft::new(&r);
         let all = items(&d);
         assert_eq!(all[0].topic, "capacity");
