@@ -117,6 +117,55 @@ fn unseen_probes(o: &mut serde_json::Map<String, Value>) {
     o.insert("probes_exported".into(), json!(false));
 }
 
+/// Whether a written file is a load balancer's request log, which has every
+/// request; the service's own log (`json-access`) has only those that reached
+/// an instance and did not kill it.
+fn balancer_log_exported(files: &[(String, String)]) -> bool {
+    use emit::family::AccessFamily;
+    files.iter().any(|(_, fam)| {
+        AccessFamily::ALL
+            .iter()
+            .any(|f| *f != AccessFamily::JsonAccess && f.name() == fam)
+    })
+}
+
+/// Where only the service's own log shows requests, the retry storm is asked
+/// as that log shows it (`truth::patterns::retries_seen`): a re-send of what
+/// the load balancer answered alone (no instance up) looks like a first try.
+fn retries_in_own_log(o: &mut serde_json::Map<String, Value>) {
+    let own = o
+        .get("pattern_figures")
+        .and_then(|f| f.get("retry_storm"))
+        .and_then(|f| f.get("own_log"))
+        .cloned()
+        .unwrap_or(Value::Null);
+    let required = own.get("required") == Some(&json!(true));
+    let first = own.get("first_resent").cloned().unwrap_or(Value::Null);
+    let was = o
+        .get("patterns")
+        .and_then(Value::as_array)
+        .is_some_and(|p| p.iter().any(|x| x.as_str() == Some("retry_storm")));
+    if !was {
+        return;
+    }
+    if let Some(t) = o.get_mut("timeline").and_then(Value::as_object_mut) {
+        match (required, first) {
+            (true, Value::String(x)) => {
+                t.insert("retries".into(), json!(x));
+            }
+            _ => {
+                t.remove("retries");
+            }
+        }
+    }
+    if !required {
+        if let Some(p) = o.get_mut("patterns").and_then(Value::as_array_mut) {
+            p.retain(|x| x.as_str() != Some("retry_storm"));
+        }
+    }
+    o.insert("retries_seen_by".into(), json!("own_log"));
+}
+
 pub fn write(
     g: &Generated,
     out: &Path,
@@ -146,6 +195,9 @@ pub fn write(
         if !probes_exported(&written.files) {
             unseen_probes(o);
         }
+        if !balancer_log_exported(&written.files) {
+            retries_in_own_log(o);
+        }
         o.insert("draw_attempts".into(), json!(g.attempts));
         if !g.truth.problems.is_empty() {
             o.insert("problems".into(), json!(g.truth.problems));
@@ -156,4 +208,44 @@ pub fn write(
         serde_json::to_string_pretty(&t)? + "\n",
     )?;
     Ok(t)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn truth(own_required: bool) -> serde_json::Map<String, Value> {
+        let t = json!({
+            "patterns": ["crash_loop", "retry_storm"],
+            "timeline": {"retries": "2025-10-01T10:47:48Z", "crash": "2025-10-01T10:49:42Z"},
+            "pattern_figures": {"retry_storm": {
+                "resent": 2724,
+                "own_log": {"required": own_required, "resent": 131, "first_resent": "2025-10-01T10:52:10Z"}
+            }}
+        });
+        t.as_object().cloned().unwrap_or_default()
+    }
+
+    /// Only the service's own log exported: a storm of re-sends of what the
+    /// load balancer answered alone is not asked for; one the own log shows
+    /// is, dated by the first re-send it has.
+    #[test]
+    fn retries_are_asked_as_the_exported_request_logs_show_them() {
+        let own = vec![("requests.json".to_string(), "json-access".to_string())];
+        let both = vec![
+            ("requests.json".to_string(), "json-access".to_string()),
+            ("access.log".to_string(), "nginx-timed".to_string()),
+        ];
+        assert!(!balancer_log_exported(&own));
+        assert!(balancer_log_exported(&both));
+        let mut unseen = truth(false);
+        retries_in_own_log(&mut unseen);
+        assert_eq!(unseen["patterns"], json!(["crash_loop"]));
+        assert_eq!(unseen["timeline"].get("retries"), None);
+        assert!(unseen["timeline"].get("crash").is_some());
+        let mut seen = truth(true);
+        retries_in_own_log(&mut seen);
+        assert_eq!(seen["patterns"], json!(["crash_loop", "retry_storm"]));
+        assert_eq!(seen["timeline"]["retries"], json!("2025-10-01T10:52:10Z"));
+    }
 }

@@ -46,6 +46,7 @@ use serde_json::{json, Value};
 use super::super::facts::*;
 use super::super::scenarios::{CausalChange, Draw};
 use super::super::sim::Ground;
+use super::super::time::iso_s;
 use super::shares::{round3, Shares, BUSY, HOLD, REQ};
 use super::symptoms::{hard_kill, is_api, Symptoms, W};
 
@@ -288,9 +289,38 @@ fn sync_restart(c: &Ctx) -> (Verdict, Value) {
 }
 
 /// The client that re-sent most: (name, retries, requests, rate during I, baseline rate).
-pub fn top_retrier(c: &Ctx) -> (String, usize, usize, f64, f64) {
-    let mut by: HashMap<String, (usize, usize, usize)> = HashMap::new();
+/// Whether the service's own request log (written by each instance) has `r`: it
+/// reached an instance and did not kill it mid-request. A load balancer's log has
+/// every request.
+pub fn own_log_has(r: &Request) -> bool {
+    r.instance.is_some() && r.failure != Some(Failure::UpstreamReset)
+}
+
+/// The client that re-sent the most requests in the incident: who, with its figures.
+/// With `own_log`, as the
+/// service's own log shows it: only the requests it has, and a re-send only where the
+/// attempt before it (same client, method and path) is in it too; a re-send of what
+/// the load balancer answered alone looks like a first try there.
+pub fn top_retrier(c: &Ctx, own_log: bool) -> Retrier {
+    // Per client: re-sent and requests in the incident, requests in the baseline, the
+    // first re-send in the incident.
+    let mut by: HashMap<String, (usize, usize, usize, Option<Ms>)> = HashMap::new();
+    let mut last_logged: HashMap<(&str, &str, &str, &str), bool> = HashMap::new();
     for r in c.w.requests.iter().filter(|r| is_api(r)) {
+        let logged = own_log_has(r);
+        let before = last_logged.insert(
+            (
+                r.client_ip.as_str(),
+                r.user_agent.as_str(),
+                r.method.as_str(),
+                r.path.as_str(),
+            ),
+            logged,
+        );
+        if own_log && !logged {
+            continue;
+        }
+        let resent = r.retry && (!own_log || before == Some(true));
         let base =
             c.s.baseline
                 .get(((r.start - c.s.start) / W) as usize)
@@ -314,38 +344,74 @@ pub fn top_retrier(c: &Ctx) -> (String, usize, usize, f64, f64) {
             let e = by.entry(k).or_default();
             if inc {
                 e.1 += 1;
-                e.0 += r.retry as usize;
+                e.0 += resent as usize;
+                if resent && e.3.is_none() {
+                    e.3 = Some(r.start);
+                }
             } else {
                 e.2 += 1;
             }
         }
     }
-    let mut best = (String::new(), 0, 0, 0.0, 0.0);
+    let mut best = Retrier::default();
     let mut keys: Vec<_> = by.into_iter().collect();
     keys.sort_by(|a, b| a.0.cmp(&b.0));
-    for (k, (re, n, nb)) in keys {
-        if re > best.1 {
-            best = (
-                k,
-                re,
-                n,
-                n as f64 / c.sh.inc_s,
-                nb as f64 / c.sh.base_s.max(1.0),
-            );
+    for (k, (re, n, nb, first)) in keys {
+        if re > best.resent {
+            best = Retrier {
+                who: k,
+                resent: re,
+                requests: n,
+                rate: n as f64 / c.sh.inc_s,
+                baseline_rate: nb as f64 / c.sh.base_s.max(1.0),
+                first,
+            };
         }
     }
     best
 }
 
+/// The client that re-sent the most (`top_retrier`).
+#[derive(Default)]
+pub struct Retrier {
+    /// `tenant ID` or `agent NAME`.
+    pub who: String,
+    pub resent: usize,
+    /// Its requests in the incident.
+    pub requests: usize,
+    /// Its rates in the incident and the baseline, per second.
+    pub rate: f64,
+    pub baseline_rate: f64,
+    /// Its first re-send in the incident.
+    pub first: Option<Ms>,
+}
+
 fn retries(c: &Ctx) -> (Verdict, Value) {
-    let (who, re, n, rate, base) = top_retrier(c);
+    let (verdict, figures) = retries_seen(c, false);
+    let (own_verdict, own_figures) = retries_seen(c, true);
+    let mut figures = figures;
+    if let Some(o) = figures.as_object_mut() {
+        let mut own = own_figures;
+        if let Some(x) = own.as_object_mut() {
+            x.insert("required".into(), json!(own_verdict == Verdict::Required));
+        }
+        o.insert("own_log".into(), own);
+    }
+    (verdict, figures)
+}
+
+/// The retry storm as every request shows it, or (`own_log`) as the service's own log
+/// does: `gen::write` takes the second where no load balancer's log is exported.
+fn retries_seen(c: &Ctx, own_log: bool) -> (Verdict, Value) {
+    let r = top_retrier(c, own_log);
+    let (re, n) = (r.resent, r.requests);
     let share = re as f64 / n.max(1) as f64;
     (
         v(
-            re >= 100 && share >= 0.3 && rate > base,
+            re >= 100 && share >= 0.3 && r.rate > r.baseline_rate,
             !(re >= 20 && share >= 0.1),
         ),
-        json!({"client": who, "resent": re, "requests": n, "share": round3(share), "rate_per_s": round3(rate), "baseline_rate_per_s": round3(base)}),
+        json!({"client": r.who, "resent": re, "requests": n, "share": round3(share), "rate_per_s": round3(r.rate), "baseline_rate_per_s": round3(r.baseline_rate), "first_resent": r.first.map(iso_s)}),
     )
 }
 

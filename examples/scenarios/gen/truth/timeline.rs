@@ -86,18 +86,8 @@ pub fn timeline(
         t.insert("all_instances_restarted", vec![sync_group(c).1]);
     }
     if req("retry_storm") {
-        let (who, ..) = top_retrier(c);
-        let first = c.w.requests.iter().find(|r| {
-            r.retry
-                && r.start >= on
-                && r.start < rec
-                && (r
-                    .tenant
-                    .is_some_and(|k| who == format!("tenant {}", c.w.tenants[k].id))
-                    || who == format!("agent {}", r.user_agent.split('/').next().unwrap_or("")))
-        });
-        if let Some(r) = first {
-            t.insert("retries", vec![r.start]);
+        if let Some(x) = top_retrier(c, false).first {
+            t.insert("retries", vec![x]);
         }
     }
     if req("thundering_herd") {
