@@ -504,6 +504,23 @@ mod tests {
             rules.metric_role("hikaricp.connections.active"),
             Some(MetricRole::DbConnectionsInUse)
         );
+        // Rails' pool as the prometheus_exporter gem names it.
+        for (n, role) in [
+            (
+                "ruby_active_record_connection_pool_busy",
+                MetricRole::DbConnectionsInUse,
+            ),
+            (
+                "ruby_active_record_connection_pool_size",
+                MetricRole::DbConnectionsMax,
+            ),
+            (
+                "ruby_active_record_connection_pool_waiting",
+                MetricRole::DbConnectionsWaiting,
+            ),
+        ] {
+            assert_eq!(rules.metric_role(n), Some(role), "{n}");
+        }
         assert_eq!(rules.metric_role("my.app.widgets_sold"), None);
         assert_eq!(loose_metric_name("already_plain_1"), None);
         assert_eq!(
