@@ -91,6 +91,45 @@ pub struct Series {
     pub points: Vec<(Millis, f64)>,
 }
 
+impl Series {
+    /// The usual time between points (their median gap; 15 s, a common
+    /// scrape interval, when there are too few to tell).
+    pub fn step(&self) -> Millis {
+        let mut gaps: Vec<Millis> = self
+            .points
+            .windows(2)
+            .filter_map(|w| match w {
+                [a, b] if b.0 > a.0 => Some(b.0 - a.0),
+                _ => None,
+            })
+            .collect();
+        if gaps.is_empty() {
+            return 15_000;
+        }
+        gaps.sort_unstable();
+        // The median; of an even count, the mean of the middle two.
+        let n = gaps.len();
+        let at = |i: usize| gaps.get(i).copied().unwrap_or(15_000);
+        if n % 2 == 1 {
+            at(n / 2)
+        } else {
+            (at(n / 2 - 1) + at(n / 2) + 1) / 2
+        }
+    }
+
+    /// The best single time for what a point at `t` saw: `t` for an instant
+    /// reading; for a period's figure (a rollup stamped at its start), the
+    /// middle of the period, which is at most half a period from any moment
+    /// in it (a peak inside a minute-long period is anywhere in that minute).
+    pub fn moment(&self, t: Millis) -> Millis {
+        if self.period_start {
+            t + self.step() / 2
+        } else {
+            t
+        }
+    }
+}
+
 /// A log signal seen in one second on one instance.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SignalCount {
@@ -378,15 +417,15 @@ impl Aggregates {
         if self.connects.is(route, &r.route) {
             return;
         }
-        // Paths by tenant, and by integration too: a retrying SDK is a
-        // client whatever tenant it works for.
+        // Paths by who sent them, tenant and integration: a retrying SDK is
+        // a client whatever tenant it works for.
         let failed = hit.failed;
         let fixed = memchr::memchr(b'{', r.route.as_bytes()).is_none();
-        self.paths.add(tenant, r.path_hash, (s, e), failed, fixed);
-        if integration != 0 {
-            let client = integration | paths::INTEGRATION;
-            self.paths.add(client, r.path_hash, (s, e), failed, fixed);
-        }
+        let sender = paths::Sender {
+            tenant,
+            integration,
+        };
+        self.paths.add(sender, r.path_hash, (s, e), failed, fixed);
     }
 
     /// A request's arrival and/or outcome in second `s`: staged when `s` is
@@ -935,7 +974,9 @@ impl Aggregates {
     /// it had already sent before `after.start` (re-sent work).
     pub fn resent_paths(&self, tenant: &str, after: Span) -> (u64, u64) {
         match self.names.get(tenant) {
-            Some(t) => self.paths.resent(t, after.start, after.end),
+            Some(t) => self
+                .paths
+                .resent(paths::Client::Tenant(t), after.start, after.end),
             None => (0, 0),
         }
     }
@@ -946,12 +987,13 @@ impl Aggregates {
     pub fn retried(&self, client: Option<(Dim, &str)>, window: Span) -> paths::Retried {
         let (start, end) = (window.start, window.end);
         match client {
-            None => self.paths.retried_by_all(start, end),
+            None => self.paths.retried(paths::Client::All, start, end),
             Some((dim, name)) => match self.names.get(name) {
                 Some(c) if dim == Dim::Integration => {
-                    self.paths.retried(c | paths::INTEGRATION, start, end)
+                    self.paths
+                        .retried(paths::Client::Integration(c), start, end)
                 }
-                Some(c) => self.paths.retried(c, start, end),
+                Some(c) => self.paths.retried(paths::Client::Tenant(c), start, end),
                 None => paths::Retried::default(),
             },
         }
@@ -1024,4 +1066,35 @@ fn dense(span: Span, cells: impl Iterator<Item = (i64, Cell)>) -> Vec<Cell> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn series(period_start: bool, times: &[Millis]) -> Series {
+        Series {
+            key: "q".into(),
+            name: "q".into(),
+            role: None,
+            instance: None,
+            input: 0,
+            period_start,
+            points: times.iter().map(|&t| (t, 1.0)).collect(),
+        }
+    }
+
+    #[test]
+    fn a_periods_figure_is_placed_in_the_middle_of_its_period() {
+        // A rollup a minute apart, one point missing: the usual step is still a minute.
+        let rollup = series(true, &[0, 60_000, 120_000, 240_000, 300_000]);
+        assert_eq!(rollup.step(), 60_000);
+        assert_eq!(rollup.moment(120_000), 150_000);
+        // An instant reading is when it was read.
+        let scrape = series(false, &[0, 15_000, 30_000]);
+        assert_eq!(scrape.step(), 15_000);
+        assert_eq!(scrape.moment(15_000), 15_000);
+        // Too few points to tell: the common scrape interval.
+        assert_eq!(series(true, &[5_000]).step(), 15_000);
+    }
 }

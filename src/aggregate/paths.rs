@@ -3,7 +3,7 @@
 //! new work.
 //!
 //! Raw paths have no useful bound (an id in every one), so the set is
-//! bounded by design: while it holds at most [`CAP`] (tenant, path) pairs it
+//! bounded by design: while it holds at most [`CAP`] (sender, path) pairs it
 //! keeps every one; past that it keeps only the paths whose hash falls in a
 //! 1-in-2^level sample, raising the level until the sample fits again
 //! (adaptive distinct sampling). Counts are then scaled back up, and the
@@ -11,8 +11,9 @@
 //! on their hash, so the sample is the same however the input was split
 //! across threads.
 //!
-//! In: (client id, path hash, start and end second, failed) per request, the client
-//! being a tenant or an integration. Out: per client, the paths it sent in
+//! In: (sender, path hash, start and end second, failed) per request, the
+//! sender being its tenant and its integration, each request kept once. Out:
+//! per client (a tenant, or an integration across its tenants), the paths it sent in
 //! a window and how many of those it had sent before; and the requests it
 //! re-sent after they had failed (a retry is the same request again).
 //! Every figure kept per path merges exactly (minima, maxima, sums), so it
@@ -20,38 +21,101 @@
 
 use rustc_hash::FxHashMap as HashMap;
 
-/// Pairs kept before sampling starts: a table that stays in cache.
-pub const CAP: usize = 1 << 16;
+/// Pairs kept before sampling starts: as many as fill a hash table of 2^18
+/// slots (at its 7/8 load), about 20 MiB of the compact entries below. A
+/// crash loop's hours of jobs, one path each, fit whole; a smaller table was
+/// sampled 1 in 8 there and dated the retries' start from the sample.
+pub const CAP: usize = (1 << 18) / 8 * 7;
 
-/// Where a path was requested: its first and last second, how often, how
+/// A second since the Unix epoch, as 32 bits: an entry per path is what the
+/// table holds most of, and seconds up to 2106 fit (earlier or later clamp).
+type Sec = u32;
+
+fn sec(t: i64) -> Sec {
+    t.clamp(0, i64::from(NEVER - 1)) as Sec
+}
+
+/// Who sent a request: its tenant and its integration (0: none named).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Sender {
+    pub tenant: u32,
+    pub integration: u32,
+}
+
+/// A tenant's own requests, with no integration named (tests, mostly).
+impl From<u32> for Sender {
+    fn from(tenant: u32) -> Sender {
+        Sender {
+            tenant,
+            integration: 0,
+        }
+    }
+}
+
+impl From<u32> for Client {
+    fn from(tenant: u32) -> Client {
+        Client::Tenant(tenant)
+    }
+}
+
+/// Whose requests a question is about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Client {
+    Tenant(u32),
+    /// An integration across every tenant it works for: a retrying SDK is
+    /// a client whatever tenant it works for.
+    Integration(u32),
+    /// Every request.
+    All,
+}
+
+impl Client {
+    fn sent(self, s: Sender) -> bool {
+        match self {
+            Client::Tenant(t) => s.tenant == t,
+            Client::Integration(i) => s.integration == i,
+            Client::All => true,
+        }
+    }
+}
+
+/// Where a path was requested: its earliest starts and last second, how often, how
 /// often it failed and when it first did ([`NEVER`] when it never did): the
 /// start of the first failed request, and the first second a failure ended
 /// (when the client learnt of it: a timeout fails a minute after it began).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PathSeen {
-    pub first: i64,
-    /// The start of the path's second request ([`NEVER`] while it had one):
-    /// where the first request failed, its retry. The two least of the
-    /// starts merge exactly, whatever part of the input held which.
-    pub second: i64,
-    pub last: i64,
+    pub last: Sec,
     pub requests: u32,
     pub failed: u32,
-    pub first_fail: i64,
-    pub first_fail_end: i64,
+    pub first_fail: Sec,
+    pub first_fail_end: Sec,
     /// The [`EARLY`] earliest starts, ascending ([`NEVER`] past the
     /// requests): a path retried a few times is known request by request,
     /// so its re-sends can be counted up to a window's end (a job re-queued
     /// until it ran, the last re-send after the recovery, is not one of the
     /// incident's). Minima merge exactly, like the rest.
-    pub early: [i64; EARLY],
+    pub early: [Sec; EARLY],
 }
+
+// `first` and `second` read the two least starts.
+const _: () = assert!(EARLY >= 2);
 
 /// Starts kept per path: a job retried a handful of times fits; a path
 /// requested more often (a login endpoint) is counted as a whole.
 pub const EARLY: usize = 8;
 
 impl PathSeen {
+    fn first(&self) -> Sec {
+        self.early[0]
+    }
+
+    /// The start of the path's second request ([`NEVER`] while it had one):
+    /// where the first request failed, its retry.
+    fn second(&self) -> Sec {
+        self.early[1]
+    }
+
     /// Requests re-sent after the path's first failure that started before
     /// `end`: each failure followed by another request is one.
     fn resent_before(&self, end: i64) -> u32 {
@@ -59,7 +123,7 @@ impl PathSeen {
             let n = self
                 .early
                 .iter()
-                .filter(|s| **s >= self.first_fail && **s < end)
+                .filter(|s| **s >= self.first_fail && i64::from(**s) < end)
                 .count() as u32;
             // The first failed request itself is not a re-send.
             n.saturating_sub(1)
@@ -71,7 +135,7 @@ impl PathSeen {
 }
 
 /// The `EARLY` least of two ascending arrays.
-fn least(a: &[i64; EARLY], b: &[i64; EARLY]) -> [i64; EARLY] {
+fn least(a: &[Sec; EARLY], b: &[Sec; EARLY]) -> [Sec; EARLY] {
     // On the stack: this runs for every request of a path seen before.
     let mut both = [NEVER; 2 * EARLY];
     for (slot, v) in both.iter_mut().zip(a.iter().chain(b)) {
@@ -85,12 +149,8 @@ fn least(a: &[i64; EARLY], b: &[i64; EARLY]) -> [i64; EARLY] {
     out
 }
 
-/// Set in a client id that is an integration's, not a tenant's: every
-/// request is kept once under its tenant and once under its integration.
-pub const INTEGRATION: u32 = 1 << 31;
-
 /// `first_fail` of a path that never failed.
-pub const NEVER: i64 = i64::MAX;
+pub const NEVER: Sec = Sec::MAX;
 
 /// Every path is kept in one of two tables: paths whose route has no id in
 /// it (`/v1/jobs`, `/login`) in `fixed`, the others in `ids`. A fixed path
@@ -111,11 +171,11 @@ impl PathSample {
         self.ids.rate().max(self.fixed.rate())
     }
 
-    /// Count a request for `path_hash` by `client` that began in second
+    /// Count a request for `path_hash` by `sender` that began in second
     /// `sec` and ended in `end`; `fixed`: its route has no id in it.
     pub fn add(
         &mut self,
-        client: u32,
+        sender: impl Into<Sender>,
         path_hash: u64,
         (sec, end): (i64, i64),
         failed: bool,
@@ -126,7 +186,7 @@ impl PathSample {
         } else {
             &mut self.ids
         };
-        t.add_ended(client, path_hash, sec, end, failed);
+        t.add_ended(sender.into(), path_hash, sec, end, failed);
     }
 
     /// Fold in another sample whose ids `id` maps to this one's.
@@ -136,22 +196,17 @@ impl PathSample {
     }
 
     /// See [`Table::resent`]; both tables summed.
-    pub fn resent(&self, tenant: u32, start: i64, end: i64) -> (u64, u64) {
+    pub fn resent(&self, tenant: impl Into<Client> + Copy, start: i64, end: i64) -> (u64, u64) {
         let (a, b) = self.ids.resent(tenant, start, end);
         let (c, d) = self.fixed.resent(tenant, start, end);
         (a + c, b + d)
     }
 
     /// See [`Table::retried_by`]; both tables summed, retrying dated by
-    /// [`began`] over both.
-    pub fn retried(&self, client: u32, start: i64, end: i64) -> Retried {
-        self.both(|t| t.retried_by(|c| c == client, start, end))
-    }
-
-    /// [`PathSample::retried`] over every tenant's paths (tenant 0: requests
-    /// that name none): the whole service's retries, each request once.
-    pub fn retried_by_all(&self, start: i64, end: i64) -> Retried {
-        self.both(|t| t.retried_by(|c| c & INTEGRATION == 0, start, end))
+    /// [`began`] over both. [`Client::All`]: the whole service's retries.
+    pub fn retried(&self, client: impl Into<Client>, start: i64, end: i64) -> Retried {
+        let client = client.into();
+        self.both(|t| t.retried_by(client, start, end))
     }
 
     fn both(&self, f: impl Fn(&Table) -> (Retried, Vec<i64>)) -> Retried {
@@ -200,7 +255,7 @@ fn began(mut times: Vec<i64>, rate: u64) -> Option<i64> {
 pub struct Table {
     /// Paths are kept when the top `level` bits of their mixed hash are 0.
     level: u32,
-    seen: HashMap<(u32, u64), PathSeen>,
+    seen: HashMap<(Sender, u64), PathSeen>,
 }
 
 /// Spread the hash so its top bits are uniform whatever hash made it.
@@ -221,26 +276,32 @@ impl Table {
     /// Count a request for `path_hash` by `client` in second `sec` that
     /// ended in the same second.
     #[cfg(test)]
-    pub fn add(&mut self, client: u32, path_hash: u64, sec: i64, failed: bool) {
-        self.add_ended(client, path_hash, sec, sec, failed);
+    pub fn add(&mut self, tenant: u32, path_hash: u64, sec: i64, failed: bool) {
+        self.add_ended(tenant, path_hash, sec, sec, failed);
     }
 
-    /// Count a request for `path_hash` by `client` that began in second
-    /// `sec` and ended in `end`.
-    pub fn add_ended(&mut self, client: u32, path_hash: u64, sec: i64, end: i64, failed: bool) {
+    /// Count a request for `path_hash` by `sender` that began in second
+    /// `start` and ended in `end`.
+    pub fn add_ended(
+        &mut self,
+        sender: impl Into<Sender>,
+        path_hash: u64,
+        start: i64,
+        end: i64,
+        failed: bool,
+    ) {
         if !kept_at(self.level, path_hash) {
             return;
         }
+        let (end, sec) = (sec(end.max(start)), sec(start));
         self.put(
-            (client, path_hash),
+            (sender.into(), path_hash),
             PathSeen {
-                first: sec,
-                second: NEVER,
                 last: sec,
                 requests: 1,
                 failed: u32::from(failed),
                 first_fail: if failed { sec } else { NEVER },
-                first_fail_end: if failed { end.max(sec) } else { NEVER },
+                first_fail_end: if failed { end } else { NEVER },
                 early: {
                     let mut e = [NEVER; EARLY];
                     if let Some(f) = e.first_mut() {
@@ -252,36 +313,25 @@ impl Table {
         );
     }
 
-    fn put(&mut self, key: (u32, u64), p: PathSeen) {
-        match self.seen.entry(key) {
-            std::collections::hash_map::Entry::Vacant(v) => {
-                v.insert(p);
-            }
-            std::collections::hash_map::Entry::Occupied(mut o) => {
-                let e = o.get_mut();
-                let mut starts = [e.first, e.second, p.first, p.second];
-                starts.sort_unstable();
-                e.second = starts[1];
-                e.first = starts[0];
-                e.last = e.last.max(p.last);
-                e.requests = e.requests.saturating_add(p.requests);
-                e.failed = e.failed.saturating_add(p.failed);
-                e.first_fail = e.first_fail.min(p.first_fail);
-                e.first_fail_end = e.first_fail_end.min(p.first_fail_end);
-                e.early = least(&e.early, &p.early);
-            }
+    fn put(&mut self, key: (Sender, u64), p: PathSeen) {
+        if let Some(e) = self.seen.get_mut(&key) {
+            e.last = e.last.max(p.last);
+            e.requests = e.requests.saturating_add(p.requests);
+            e.failed = e.failed.saturating_add(p.failed);
+            e.first_fail = e.first_fail.min(p.first_fail);
+            e.first_fail_end = e.first_fail_end.min(p.first_fail_end);
+            e.early = least(&e.early, &p.early);
+            return;
         }
-        if self.seen.len() > CAP {
-            self.raise();
-        }
-    }
-
-    /// Halve the sample until it fits.
-    fn raise(&mut self) {
-        while self.seen.len() > CAP && self.level < 63 {
+        // Room is made before a new pair goes in, not after: a table past
+        // its slots' load would double them first, and keep them.
+        while self.seen.len() + usize::from(kept_at(self.level, key.1)) > CAP && self.level < 63 {
             self.level += 1;
             let level = self.level;
             self.seen.retain(|&(_, h), _| kept_at(level, h));
+        }
+        if kept_at(self.level, key.1) {
+            self.seen.insert(key, p);
         }
     }
 
@@ -292,24 +342,31 @@ impl Table {
             let level = self.level;
             self.seen.retain(|&(_, h), _| kept_at(level, h));
         }
-        for ((t, h), p) in other.seen {
+        for ((s, h), p) in other.seen {
             if kept_at(self.level, h) {
-                self.put((id(t & !INTEGRATION) | (t & INTEGRATION), h), p);
+                let sender = Sender {
+                    tenant: id(s.tenant),
+                    integration: id(s.integration),
+                };
+                self.put((sender, h), p);
             }
         }
     }
 
-    /// A tenant's distinct paths requested in `[start, end)`, and how many
+    /// A client's distinct paths requested in `[start, end)`, and how many
     /// of those it had requested before `start`; scaled by the sampling rate.
-    pub fn resent(&self, tenant: u32, start: i64, end: i64) -> (u64, u64) {
+    /// (A path one tenant sent through two integrations counts twice.)
+    pub fn resent(&self, client: impl Into<Client>, start: i64, end: i64) -> (u64, u64) {
+        let client = client.into();
         let mut in_window = 0u64;
         let mut resent = 0u64;
-        for (&(t, _), p) in &self.seen {
-            if t != tenant || p.last < start || p.first >= end {
+        for (&(s, _), p) in &self.seen {
+            let (first, last) = (i64::from(p.first()), i64::from(p.last));
+            if !client.sent(s) || last < start || first >= end {
                 continue;
             }
             in_window += 1;
-            if p.first < start {
+            if first < start {
                 resent += 1;
             }
         }
@@ -318,8 +375,8 @@ impl Table {
 
     /// [`Table::retried_by`] for one client, dated by [`began`].
     #[cfg(test)]
-    pub fn retried(&self, client: u32, start: i64, end: i64) -> Retried {
-        let (r, times) = self.retried_by(|c| c == client, start, end);
+    pub fn retried(&self, tenant: u32, start: i64, end: i64) -> Retried {
+        let (r, times) = self.retried_by(Client::Tenant(tenant), start, end);
         Retried {
             began: began(times, self.rate()),
             ..r
@@ -333,13 +390,15 @@ impl Table {
     /// retried twice), counted while it was sent before `end`. Scaled by
     /// the sampling rate, with the number of such paths; and per path
     /// retried, when its retrying began.
-    fn retried_by(&self, which: impl Fn(u32) -> bool, start: i64, end: i64) -> (Retried, Vec<i64>) {
+    fn retried_by(&self, client: Client, start: i64, end: i64) -> (Retried, Vec<i64>) {
         let mut r = Retried::default();
         let mut times = Vec::new();
-        for (&(c, _), p) in &self.seen {
+        for (&(s, _), p) in &self.seen {
             // Failed in the window and asked for again after: a path that
             // failed long before and is still polled is not retried now.
-            if !which(c) || p.first_fail < start || p.first_fail >= end || p.last <= p.first_fail {
+            let first_fail = i64::from(p.first_fail);
+            if !client.sent(s) || first_fail < start || first_fail >= end || p.last <= p.first_fail
+            {
                 continue;
             }
             r.paths += 1;
@@ -348,11 +407,13 @@ impl Table {
             // failed (a job re-queued behind a backlog is re-sent minutes
             // later); else after the failure reached its client (its end,
             // not its start: a timeout fails a minute after it began).
-            times.push(if p.first_fail == p.first && p.second != NEVER {
-                p.second
-            } else {
-                p.first_fail_end
-            });
+            times.push(i64::from(
+                if p.first_fail == p.first() && p.second() != NEVER {
+                    p.second()
+                } else {
+                    p.first_fail_end
+                },
+            ));
         }
         r.paths *= self.rate();
         r.requests *= self.rate();
@@ -449,6 +510,43 @@ mod tests {
             busy.add(7, 2, 10 + k, true);
         }
         assert_eq!(busy.retried(7, 0, 15).requests, EARLY as u64 + 1);
+    }
+
+    /// Each request is kept once, under its tenant and its integration
+    /// together, and asked for by either or by every client.
+    #[test]
+    fn a_request_is_kept_once_and_asked_for_by_tenant_or_integration() {
+        let mut s = PathSample::default();
+        let sdk = |tenant| Sender {
+            tenant,
+            integration: 9,
+        };
+        // Tenants 1 and 2 through integration 9 each fail a job and re-send
+        // it; tenant 3, with no integration, does the same.
+        for (who, path) in [(sdk(1), 10), (sdk(2), 20), (Sender::from(3), 30)] {
+            s.add(who, path, (100, 100), true, false);
+            s.add(who, path, (101, 101), false, false);
+        }
+        assert_eq!(s.retried(Client::Tenant(1), 0, 200).requests, 1);
+        assert_eq!(s.retried(Client::Integration(9), 0, 200).requests, 2);
+        assert_eq!(s.retried(Client::All, 0, 200).requests, 3);
+        assert_eq!(s.resent(Client::Integration(9), 101, 200), (2, 2));
+        // The entry stays small: the table holds one per (sender, path).
+        assert!(std::mem::size_of::<PathSeen>() <= 56);
+    }
+
+    /// The table never holds more than its cap, and so never outgrows the
+    /// slots the cap was chosen to fill.
+    #[test]
+    fn the_table_never_holds_more_than_its_cap() {
+        let mut t = Table::default();
+        let hash = |i: u64| i.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        for i in 0..(CAP as u64 + 10) {
+            t.add(1, hash(i), 50, false);
+            assert!(t.seen.len() <= CAP);
+        }
+        assert!(t.rate() > 1);
+        assert!(t.seen.capacity() < 2 * CAP);
     }
 
     #[test]

@@ -113,7 +113,8 @@ pub fn build(a: &Analysis) -> Vec<TimelineEntry> {
     }
 
     if let Some(s) = a.pool.first_saturated(a.span.unwrap_or(window), near) {
-        // A rollup's first saturated period is dated by the onset inside it.
+        // A rollup's first saturated period is dated by the onset inside
+        // it, else by its middle.
         let s = a.incident.map_or(s, |i| a.pool.dated(s, i.onset));
         // Counted among the pools that were there then: a rollback's or a
         // scale-out's fresh pods, saturated later, are not the fleet of

@@ -24,6 +24,16 @@ const ACTIONS: &[&str] = &[
 /// Growth over the baseline's usual depth that counts as a backlog.
 const GROWTH: f64 = 5.0;
 
+/// Where a point sums up a period, the period it covers: the peak is
+/// somewhere in it, and the timeline places it in the middle.
+fn period_of(s: &crate::aggregate::Series, t: crate::event::Millis) -> String {
+    if s.period_start {
+        format!(", in the {} s from {}", s.step() / 1000, clock(t))
+    } else {
+        String::new()
+    }
+}
+
 pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
     let a = cx.analysis;
     let (Some(_), Some(window), Some(baseline)) = (a.incident, a.window(), a.baseline) else {
@@ -125,9 +135,14 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
             },
             evidence,
             timeline: vec![TimelineEntry {
-                ts: peak_t,
+                ts: s.moment(peak_t),
                 kind: TimelineKind::BacklogPeak,
-                text: format!("{} peaks at {peak:.0} ({:.0}x usual)", s.name, peak / usual),
+                text: format!(
+                    "{} peaks at {peak:.0} ({:.0}x usual){}",
+                    s.name,
+                    peak / usual,
+                    period_of(s, peak_t)
+                ),
                 sources: vec![format!("{} ({})", a.input_name(s.input), s.key)],
             }],
             actions: ACTIONS,
