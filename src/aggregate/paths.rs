@@ -22,7 +22,7 @@
 use rustc_hash::FxHashMap as HashMap;
 
 /// Pairs kept before sampling starts: as many as fill a hash table of 2^18
-/// slots (at its 7/8 load), about 20 MiB of the compact entries below. A
+/// slots (at its 7/8 load), about 18 MiB of the compact entries below. A
 /// crash loop's hours of jobs, one path each, fit whole; a smaller table was
 /// sampled 1 in 8 there and dated the retries' start from the sample.
 pub const CAP: usize = (1 << 18) / 8 * 7;
