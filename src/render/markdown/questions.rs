@@ -33,6 +33,29 @@ fn who(d: &Draft<'_>, f: &FindingJson) -> String {
     }
 }
 
+/// What took instances down, where a restart finding's own evidence says
+/// (the orchestrator's reason, the process's last line): the question is
+/// then why, not what.
+fn kill_reason(f: &FindingJson) -> Option<&'static str> {
+    let said = |words: &[&str]| {
+        std::iter::once(f.title.as_str())
+            .chain(f.evidence.iter().map(|e| e.text.as_str()))
+            .any(|t| {
+                let t = t.to_ascii_lowercase();
+                words.iter().any(|w| t.contains(w))
+            })
+    };
+    if said(&["oomkilled", "out of memory", "out-of-memory"]) {
+        Some("memory")
+    } else if said(&["watchdog"]) {
+        Some("watchdog")
+    } else if said(&["liveness"]) {
+        Some("liveness")
+    } else {
+        None
+    }
+}
+
 fn question(d: &Draft<'_>, f: &FindingJson) -> Option<String> {
     Some(match f.pattern.as_str() {
         "tenant_surge" => format!(
@@ -78,10 +101,16 @@ fn question(d: &Draft<'_>, f: &FindingJson) -> Option<String> {
         "health_check_coupling" => {
             "What does the liveness check wait on (the data cannot tell), and should a slow but working server fail it?".to_string()
         }
-        "synchronized_restart" => {
-            "What took every instance down at the same moment (a liveness check, memory, a shared dependency), and why was there no slack to restart them in turn?".to_string()
-        }
-        "crash_loop" => "What took the instances down each time (a watchdog or liveness kill, memory, a fault under load), as their own last log lines say?".to_string(),
+        "synchronized_restart" => match kill_reason(f) {
+            Some(_) => "Why was there no slack to take the instances down and restart them in turn?".to_string(),
+            None => "What took every instance down at the same moment (a liveness check, memory, a shared dependency), and why was there no slack to restart them in turn?".to_string(),
+        },
+        "crash_loop" => match kill_reason(f) {
+            Some("memory") => "What filled each instance's memory under this load (work in flight, a cache, a leak), and is its limit sized for it?".to_string(),
+            Some("watchdog") => "What kept the instances from answering their watchdog in time (work in flight, a dependency), and is its timeout right for this load?".to_string(),
+            Some(_) => "What were the instances busy with when they failed their liveness check, and should a server too busy to answer it be killed?".to_string(),
+            None => "What took the instances down each time (a watchdog or liveness kill, memory, a fault under load), as their own last log lines say?".to_string(),
+        },
         "retry_storm" => format!(
             "What retry policy does {} use, and does it back off?",
             who(d, f)
@@ -158,6 +187,36 @@ mod tests {
             "{out}"
         );
         assert!(!out.contains("stuck instances"), "{out}");
+    }
+
+    /// Where the evidence says what took the instances down, the question
+    /// is why (a review found "what took them down: memory?" beside 80
+    /// OOM kills); where it does not, what.
+    #[test]
+    fn a_known_kill_reason_is_asked_why_not_what() {
+        let r = bulk();
+        let d = Draft::new(&r);
+        let mut f = crate::render::markdown::fixture::finding("crash_loop", 0.8, "07:57:00");
+        f.title = "4 instances crashed and restarted repeatedly".to_string();
+        f.evidence.clear();
+        let unknown = question(&d, &f).unwrap_or_default();
+        assert!(
+            unknown.starts_with("What took the instances down"),
+            "{unknown}"
+        );
+        f.evidence.push(crate::report::EvidenceJson {
+            text: "80 out-of-memory kill(s): Container core was OOMKilled (exit code 137)"
+                .to_string(),
+            source: "k8s-events.jsonl:3".to_string(),
+        });
+        let memory = question(&d, &f).unwrap_or_default();
+        assert!(
+            memory.starts_with("What filled each instance's memory"),
+            "{memory}"
+        );
+        f.pattern = "synchronized_restart".to_string();
+        let sync = question(&d, &f).unwrap_or_default();
+        assert!(sync.starts_with("Why was there no slack"), "{sync}");
     }
 
     /// Slow requests that held workers, not connections, are asked about

@@ -130,9 +130,27 @@ fn rows(d: &Draft<'_>) -> Vec<Row> {
                         }
                     }
                 }
+                // An instance back up twice in the run is one instance: "7
+                // back up" in a fleet of 5 read as a contradiction.
+                let mut names: Vec<&str> = run
+                    .iter()
+                    .map(|x| x.text.split(' ').next().unwrap_or(""))
+                    .collect();
+                names.sort_unstable();
+                names.dedup();
+                let text = if names.len() < run.len() {
+                    format!(
+                        "{} instances back up ({} restarts), the last at {}",
+                        names.len(),
+                        run.len(),
+                        hms(last)
+                    )
+                } else {
+                    format!("{} instances back up, the last at {}", run.len(), hms(last))
+                };
                 out.push(Row {
                     ts: e.ts.clone(),
-                    text: format!("{} instances back up, the last at {}", run.len(), hms(last)),
+                    text,
                     sources,
                 });
                 i += run.len();
@@ -264,6 +282,31 @@ mod tests {
         assert!(!t.contains("went down"), "held by the group row: {t}");
         assert!(
             t.contains("| 07:59:07 | 2 instances back up, the last at 08:00:37 |"),
+            "{t}"
+        );
+    }
+
+    /// An instance back up twice in one run of rows counts once.
+    #[test]
+    fn an_instance_back_up_twice_in_a_run_is_one_instance() {
+        let mut r = bulk();
+        let at = r
+            .timeline
+            .iter()
+            .position(|e| e.text.starts_with("api-3 is back up"))
+            .map_or(0, |i| i + 1);
+        r.timeline.insert(
+            at,
+            TimelineJson {
+                ts: "2026-10-01T08:00:50Z".to_string(),
+                kind: TimelineKind::Restart,
+                text: "api-1 is back up (9 s after going down)".to_string(),
+                sources: vec!["app.jsonl:2900".to_string()],
+            },
+        );
+        let t = table(&r);
+        assert!(
+            t.contains("| 07:59:07 | 2 instances back up (3 restarts), the last at 08:00:50 |"),
             "{t}"
         );
     }
