@@ -85,6 +85,10 @@ pub struct PoolState {
     /// whose points stand for the period after their time (a Datadog
     /// rollup): absolute seconds. The saturation began somewhere in it.
     pub heads: Vec<(i64, i64)>,
+    /// The heads (their start) whose average was at the maximum: the pool
+    /// was at it for half the period or more, so it filled in the first
+    /// half. The others only had callers waiting somewhere in it.
+    pub full_heads: Vec<i64>,
     /// The last period of each such run: the saturation ended somewhere in
     /// it, so it says nothing about when the service recovered.
     pub tails: Vec<(i64, i64)>,
@@ -106,32 +110,47 @@ impl PoolState {
     /// began somewhere in it. `fine` (a finer record: the first failing
     /// request, a client's surge) dates it where it falls in the period: no
     /// earlier than the record that dates it more closely. Else the middle
-    /// of the period, at most half a period from any moment in it (a
-    /// five-minute rollup dated by its start was minutes early).
+    /// of where it can have begun: the period's first half where its
+    /// average was at the maximum (at it for half the period or more), the
+    /// whole period where only waiters were seen (a five-minute rollup
+    /// dated by its start was minutes early).
     pub fn dated(&self, s: i64, fine: i64) -> i64 {
         match self.heads.iter().find(|(a, _)| *a == s) {
             Some((_, b)) if (s..*b).contains(&fine) => fine,
+            Some((_, b)) if self.full_heads.contains(&s) => s + (b - s) / 4,
             Some((_, b)) => s + (b - s) / 2,
             None => s,
         }
     }
 
     /// The first second (absolute) at which the pool was saturated by either
-    /// signal: where requests waited for it (or the logs say they did), else
-    /// where it was first all in use. Where the waiters are counted, every
-    /// connection in use with nobody waiting is a full pool, not yet a short
-    /// one: a pool of 5 is often all in use for an instant on an ordinary
-    /// minute (herd draw 1601010 was dated 4 minutes early by one).
+    /// signal: all in use (or the logs say requests timed out waiting). A
+    /// probe that needs a connection fails from then.
     pub fn first_saturated(&self, span: Span, within: Span) -> Option<i64> {
-        let seconds = within.start.max(span.start)..within.end.min(span.end);
-        let logged = |i: usize| self.log_lines.get(i).is_some_and(|c| *c > 0);
-        let at = |secs: &[bool]| {
-            seconds.clone().find(|s| {
-                let i = (s - span.start) as usize;
-                secs.get(i) == Some(&true) || logged(i)
-            })
-        };
-        at(&self.pressing_secs).or_else(|| at(&self.saturated_secs))
+        self.first_of(&self.saturated_secs, span, within)
+    }
+
+    /// The first second the pool was short: where requests waited for it (or
+    /// the logs say they did), else where it was first all in use. Where the
+    /// waiters are counted, every connection in use with nobody waiting is
+    /// a full pool, not yet a short one: a pool of 5 is often all in use for
+    /// an instant on an ordinary minute (herd draw 1601010 was dated 4
+    /// minutes early by one). A rollup's period at its maximum on average
+    /// was at it for half the period or more: short, whatever its waiters
+    /// average.
+    pub fn first_short(&self, span: Span, within: Span) -> Option<i64> {
+        let full = self.first_saturated(span, within);
+        if full.is_some_and(|s| self.heads.iter().any(|(a, _)| *a == s)) {
+            return full;
+        }
+        self.first_of(&self.pressing_secs, span, within).or(full)
+    }
+
+    fn first_of(&self, secs: &[bool], span: Span, within: Span) -> Option<i64> {
+        (within.start.max(span.start)..within.end.min(span.end)).find(|s| {
+            let i = (s - span.start) as usize;
+            secs.get(i) == Some(&true) || self.log_lines.get(i).is_some_and(|c| *c > 0)
+        })
     }
 }
 
@@ -258,7 +277,12 @@ pub fn pool_state(agg: &Aggregates, span: Span, ids: &Identities) -> PoolState {
             if at_max || waits {
                 match runs.last_mut() {
                     Some(last) if t - last.1 <= step => last.1 = t + step,
-                    _ => runs.push((t, t + step)),
+                    _ => {
+                        runs.push((t, t + step));
+                        if at_max && in_use.period_start {
+                            state.full_heads.push(t.div_euclid(1000));
+                        }
+                    }
                 }
             }
         }
@@ -406,6 +430,10 @@ mod tests {
         // Nothing finer inside it: the period's middle.
         assert_eq!(rollup.dated(120, 200), 150);
         assert_eq!(rollup.dated(120, 100), 150);
+        // A period at the maximum on average filled in its first half.
+        let full = in_use(true, 14.5);
+        assert_eq!(full.full_heads, vec![120]);
+        assert_eq!(full.dated(120, 500), 135);
         let instant = pool(false);
         assert!(instant.heads.is_empty());
         assert_eq!(instant.dated(120, 150), 120);
@@ -488,16 +516,22 @@ mod tests {
             ..PoolState::default()
         };
         let all = Span::new(0, 100);
-        assert_eq!(state.first_saturated(all, all), Some(50));
+        assert_eq!(state.first_short(all, all), Some(50));
+        // Full, for what needs a connection (a probe), from the first.
+        assert_eq!(state.first_saturated(all, all), Some(10));
         // The logs saying requests timed out waiting date it too.
         if let Some(c) = state.log_lines.get_mut(30) {
             *c = 1;
         }
-        assert_eq!(state.first_saturated(all, all), Some(30));
+        assert_eq!(state.first_short(all, all), Some(30));
         state.log_lines = vec![0; 100];
         state.pressing_secs = vec![false; 100];
-        assert_eq!(state.first_saturated(all, all), Some(10));
-        assert_eq!(state.first_saturated(all, Span::new(0, 5)), None);
+        assert_eq!(state.first_short(all, all), Some(10));
+        assert_eq!(state.first_short(all, Span::new(0, 5)), None);
+        // A rollup's first full period is dated as such.
+        state.pressing_secs = secs(50);
+        state.heads = vec![(10, 70)];
+        assert_eq!(state.first_short(all, all), Some(10));
     }
 
     /// A pool at its maximum presses on requests only where it does not

@@ -112,7 +112,7 @@ pub fn build(a: &Analysis) -> Vec<TimelineEntry> {
         });
     }
 
-    if let Some(s) = a.pool.first_saturated(a.span.unwrap_or(window), near) {
+    if let Some(s) = a.pool.first_short(a.span.unwrap_or(window), near) {
         // A rollup's first saturated period is dated by the onset inside
         // it, else by its middle.
         let s = a.incident.map_or(s, |i| a.pool.dated(s, i.onset));
