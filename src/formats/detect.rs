@@ -312,6 +312,21 @@ mod tests {
         assert_eq!(cat.formats[det.format].name(), "splunk_results_xml");
     }
 
+    /// Python's logging writes `levelname`: a python-json-logger record
+    /// that names the request it failed is the application's log line, not
+    /// an access log's (read as requests, only the failures were counted,
+    /// beside the proxy's log of every request, and no time was read).
+    #[test]
+    fn a_python_logging_record_naming_its_request_is_a_log() {
+        let cat = Catalogue::builtin().expect("catalogue");
+        let head: Vec<String> = (0..20)
+            .map(|i| format!(r#"{{"asctime": "2025-01-21 01:30:{i:02},796", "levelname": "ERROR", "name": "app.web", "message": "GET /ws 503 210ms", "method": "GET", "path": "/ws", "status": 503, "duration_ms": 210}}"#))
+            .collect();
+        let (det, scores) = detect(&cat, &head);
+        let det = det.unwrap_or_else(|| panic!("refused: {scores:?}"));
+        assert_eq!(cat.formats[det.format].name(), "python_json_logger");
+    }
+
     #[test]
     fn pretty_printed_json_is_read_as_documents() {
         let head = vec!["{".to_string(), "  \"a\": 1".to_string(), "}".to_string()];

@@ -209,7 +209,13 @@ fn log_record<'f>(
             .filter(|i| !i.is_empty() && *i != "-")
             .map(Cow::Borrowed),
         tenant: tenant(rules, fields, record, None, None),
-        signal: fields.get(Role::Message).and_then(|m| rules.signal_of(m)),
+        // A logger's error detail (Python's `exc_info`, mapped as the
+        // reason) says what failed where the message only says that
+        // something did ("request failed").
+        signal: fields
+            .get(Role::Message)
+            .and_then(|m| rules.signal_of(m))
+            .or_else(|| fields.get(Role::Reason).and_then(|d| rules.signal_of(d))),
         version: fields
             .get(Role::Message)
             .and_then(|m| rules.versions.banner_of(m)),

@@ -78,17 +78,21 @@ pub fn generate(name: &str, seed: u64, small: bool) -> Option<Generated> {
 /// its `truth.json` into `out`; returns the truth with the files and `analyze` arguments.
 /// Whether a written file shows failed health checks: orchestrator events
 /// that carry them, or access logs written beside each instance, which log
-/// its probes. A load balancer's own log and a host's journal do not: there
-/// a probe fails unseen.
-fn probes_exported(files: &[(String, String)]) -> bool {
+/// its probes, where the simulation recorded probe requests at all (it
+/// records none: kubelet probes reach the pod, not the request log, so a
+/// thundering-herd draw asked for a first failed probe that only the
+/// journal, which shows none, could have held). A load balancer's own log
+/// and a host's journal do not: there a probe fails unseen.
+fn probes_exported(files: &[(String, String)], probes_recorded: bool) -> bool {
     use emit::family::{AccessFamily, EventsFamily};
     files.iter().any(|(_, fam)| {
         EventsFamily::ALL
             .iter()
             .any(|f| f.shows_probes() && f.name() == fam)
-            || AccessFamily::ALL
-                .iter()
-                .any(|f| f.logs_health_checks() && f.name() == fam)
+            || probes_recorded
+                && AccessFamily::ALL
+                    .iter()
+                    .any(|f| f.logs_health_checks() && f.name() == fam)
     })
 }
 
@@ -102,17 +106,30 @@ fn unseen_probes(o: &mut serde_json::Map<String, Value>) {
     if let Some(p) = o.get_mut("patterns").and_then(Value::as_array_mut) {
         p.retain(|x| x.as_str() != Some("health_check_coupling"));
     }
-    let mut unseen = 0u64;
+    // Unseen, and of those, unseen ones the core of the incident counted.
+    let (mut unseen, mut unseen_core) = (0u64, 0u64);
     if let Some(insts) = o.get_mut("instances").and_then(Value::as_array_mut) {
         for i in insts.iter_mut().filter_map(Value::as_object_mut) {
             if i.get("affected_by_probes_only") == Some(&json!(true)) {
                 i.insert("affected".into(), json!(false));
                 unseen += 1;
+                unseen_core += u64::from(i.get("affected_at_an_edge_only") != Some(&json!(true)));
+                i.insert("affected_at_an_edge_only".into(), json!(false));
             }
         }
     }
     if let Some(n) = o.get("instances_affected").and_then(Value::as_u64) {
         o.insert("instances_affected".into(), json!(n.saturating_sub(unseen)));
+    }
+    let lo = o
+        .get("instances_affected_range")
+        .and_then(|r| r.get(0))
+        .and_then(Value::as_u64);
+    if let (Some(lo), Some(hi)) = (lo, o.get("instances_affected").and_then(Value::as_u64)) {
+        o.insert(
+            "instances_affected_range".into(),
+            json!([lo.saturating_sub(unseen_core).min(hi), hi]),
+        );
     }
     o.insert("probes_exported".into(), json!(false));
 }
@@ -192,7 +209,12 @@ pub fn write(
                 }
             }
         }
-        if !probes_exported(&written.files) {
+        let probes_recorded = g
+            .world
+            .requests
+            .iter()
+            .any(|r| r.kind == facts::ReqKind::HealthCheck);
+        if !probes_exported(&written.files, probes_recorded) {
             unseen_probes(o);
         }
         if !balancer_log_exported(&written.files) {

@@ -29,9 +29,12 @@ use crate::report::{EvidenceJson, FindingJson};
 const MAIN_EVIDENCE: usize = 2;
 const STEP_EVIDENCE: usize = 1;
 
-fn role_label(role: Role) -> &'static str {
+fn role_label(role: Role, pattern: &str) -> &'static str {
     match role {
         Role::Trigger => "Root cause",
+        // Queued work piles up because the service lost ground; a review
+        // read "Mechanism" over a backlog as if the queue had done it.
+        Role::Exhaustion if pattern == "backlog_growth" => "Result",
         Role::Exhaustion => "Mechanism",
         Role::Amplifier => "Amplifier",
         Role::RuledOut => "Ruled out",
@@ -76,7 +79,7 @@ pub(crate) fn section(out: &mut String, d: &Draft<'_>, src: &mut Sources) {
             out,
             "{}. {}: **{}** ({}; {}–{} UTC)",
             i + 1,
-            role_label(d.role(f)),
+            role_label(d.role(f), &f.pattern),
             title(d, f),
             certainty(f.confidence),
             hms(&f.start),
@@ -195,5 +198,13 @@ mod tests {
         let weak = out.split("Weaker signals").nth(1).unwrap_or_default();
         assert!(weak.contains("0.30; `backlog_growth`"), "{out}");
         assert!(!weak.contains("0.00"), "{out}");
+    }
+
+    /// What ran out is the mechanism; a queue that backed up is what the
+    /// lost ground left behind.
+    #[test]
+    fn a_backlog_is_a_result_a_pool_a_mechanism() {
+        assert_eq!(role_label(Role::Exhaustion, "backlog_growth"), "Result");
+        assert_eq!(role_label(Role::Exhaustion, "pool_exhaustion"), "Mechanism");
     }
 }

@@ -41,6 +41,12 @@ pub(crate) fn phrase(pattern: &str) -> Option<&'static str> {
     })
 }
 
+/// Whether a crash loop's evidence counts out-of-memory kills: what killed
+/// the instances is the reader's first question, so the prose says it.
+pub(crate) fn ran_out_of_memory(f: &FindingJson) -> bool {
+    f.pattern == "crash_loop" && f.evidence.iter().any(|e| e.text.contains("out-of-memory"))
+}
+
 /// A finding's title as the draft words it: near-zero ratios as counts.
 pub(crate) fn title(d: &Draft<'_>, f: &FindingJson) -> String {
     let about_culprit = d.culprit.is_some_and(|c| {
@@ -134,7 +140,12 @@ fn step(d: &Draft<'_>, f: &FindingJson, after_trigger: Option<&str>) -> String {
             } else {
                 "the same load"
             };
-            format!("{t}{h} from {at} UTC: each restart came back into {into} and went down again.")
+            let how = if ran_out_of_memory(f) {
+                ", killed for running out of memory"
+            } else {
+                ""
+            };
+            format!("{t}{h} from {at} UTC{how}: each restart came back into {into} and went down again.")
         }
         "retry_storm" => format!(
             "Meanwhile, {}{h} (from {at} UTC), adding load at the worst moment.",
@@ -254,6 +265,28 @@ mod tests {
         assert!(
             out.contains("full interruption of 3 s (the longest of the incident, 1 min 10 s, came apart from it)."),
             "{out}"
+        );
+    }
+
+    /// The story says what killed the instances where the evidence does
+    /// (a review found the OOM kills only in the timeline and summary).
+    #[test]
+    fn a_crash_loop_killed_for_memory_is_told_so() {
+        let r = bulk();
+        let d = Draft::new(&r);
+        let mut f = crate::render::markdown::fixture::finding("crash_loop", 0.8, "07:59:00");
+        f.title = "3 instances crashed and restarted repeatedly".to_string();
+        let told = step(&d, &f, None);
+        assert!(!told.contains("memory"), "{told}");
+        f.evidence.push(crate::report::EvidenceJson {
+            text: "53 out-of-memory kill(s): Container api was OOMKilled (exit code 137)"
+                .to_string(),
+            source: "k8s-events.jsonl:3".to_string(),
+        });
+        let told = step(&d, &f, None);
+        assert!(
+            told.contains("from 07:59:00 UTC, killed for running out of memory: each restart"),
+            "{told}"
         );
     }
 }

@@ -326,11 +326,7 @@ pub(crate) fn section(out: &mut String, d: &Draft<'_>) {
         .iter()
         .filter(|f| trigger.is_none_or(|t| t.pattern != f.pattern))
         .filter_map(|f| {
-            // A crash loop whose evidence counts out-of-memory kills says
-            // what killed them: the reader's first question.
-            let oom = f.pattern == "crash_loop"
-                && f.evidence.iter().any(|e| e.text.contains("out-of-memory"));
-            let step = if oom {
+            let step = if super::story::ran_out_of_memory(f) {
                 Some("instances ran out of memory, crashed and restarted repeatedly")
             } else {
                 phrase(&f.pattern)

@@ -526,11 +526,16 @@ impl<'c> Sim<'c> {
 
     fn finish(mut self) -> (World, Ground) {
         let end = self.cfg.end;
+        // A kill already sized the table (`life.rs`): each instance's last
+        // life joins its own entry (pushed, it landed after them all and no
+        // wait of a killed instance's last life was ever read).
+        let n = self.insts.len().max(self.ground.pool_waits.len());
+        self.ground.pool_waits.resize(n, Vec::new());
         for (i, inst) in self.insts.iter_mut().enumerate() {
             inst.pool.finish(end);
-            self.ground
-                .pool_waits
-                .push(std::mem::take(&mut inst.pool.wait_spans));
+            if let Some(w) = self.ground.pool_waits.get_mut(i) {
+                w.append(&mut inst.pool.wait_spans);
+            }
             let w = &mut self.world.instances[i];
             for r in w.routed.iter_mut() {
                 r.1 = r.1.min(end);

@@ -94,8 +94,16 @@ fn a_killed_instance_fails_its_requests_in_flight_and_restarts_in_place() {
         failure_threshold: 2,
         db: true,
     });
-    let (w, _) = run(&cfg, 1);
+    let (w, g) = run(&cfg, 1);
+    // One entry of pool waits per instance, its last life's waits in it
+    // too (they were pushed after the entries a kill had made).
+    assert_eq!(g.pool_waits.len(), 1, "{} entries", g.pool_waits.len());
     let inst = &w.instances[0];
+    let last_start = inst.lives.last().map_or(Ms::MAX, |l| l.started);
+    assert!(
+        g.pool_waits[0].iter().any(|(a, _)| *a >= last_start),
+        "no wait in the last life (from {last_start})"
+    );
     let kill = inst
         .lives
         .iter()

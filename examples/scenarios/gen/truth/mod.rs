@@ -154,7 +154,11 @@ pub fn measure(d: &Draw, w: &World, g: &Ground) -> Truth {
     obj.insert("instances".into(), json!(instances));
     obj.insert("fleet_size".into(), json!(fleet.0));
     obj.insert("fleet_size_range".into(), json!([fleet.1, fleet.2]));
-    obj.insert("instances_affected".into(), json!(affected));
+    obj.insert("instances_affected".into(), json!(affected.0));
+    obj.insert(
+        "instances_affected_range".into(),
+        json!([affected.1, affected.0]),
+    );
     obj.insert(
         "baseline".into(),
         json!({

@@ -14,7 +14,8 @@
 //!   meets the failure criterion.
 //! - `all_instances_restarted`: the first kill of the synchronized group
 //!   (`synchronized_restart`).
-//! - `retries`: the retrying client's first re-sent request in the incident (`retry_storm`).
+//! - `retries`: the retrying client's first re-sent request once errors began (`errors_start`;
+//!   its first in the incident where none came after) (`retry_storm`).
 //! - `reconnect_spike`: the first request of the peak minute (`thundering_herd`).
 //! - `deploy`, `rollback`, `flag_change`, `scale_out`: the changes from 30 min before the
 //!   onset to 10 min after recovery.
@@ -138,7 +139,7 @@ pub fn timeline(
 
 /// The first fault failure answered in the first incident window that meets the failure
 /// criterion.
-fn errors_start(c: &Ctx) -> Option<Ms> {
+pub(super) fn errors_start(c: &Ctx) -> Option<Ms> {
     let s = c.s;
     let (a, b) = s.incident?;
     let w = (a..=b).find(|i| s.failing(*i))?;
@@ -169,12 +170,18 @@ pub fn json_times(t: &BTreeMap<&'static str, Vec<Ms>>) -> Value {
 const FLEET_EDGE_MS: Ms = 60_000;
 
 /// (each instance as JSON, fleet size and its range with the edges moved by
-/// [`FLEET_EDGE_MS`], affected count).
-pub fn instances(c: &Ctx) -> (Vec<Value>, (usize, usize, usize), usize) {
+/// [`FLEET_EDGE_MS`], affected count and the count with the edges moved in).
+pub fn instances(c: &Ctx) -> (Vec<Value>, (usize, usize, usize), (usize, usize)) {
     let (on, rec) = (c.onset, c.recovered);
     let n = c.w.instances.len();
-    let mut fails = vec![0usize; n];
-    let mut reqs = vec![0usize; n];
+    let (core_on, core_rec) = (
+        on + FLEET_EDGE_MS,
+        (rec - FLEET_EDGE_MS).max(on + FLEET_EDGE_MS),
+    );
+    // Per instance: requests and fault failures in the incident, and in its
+    // core (the edges moved in by the tolerance).
+    let mut fails = vec![[0usize; 2]; n];
+    let mut reqs = vec![[0usize; 2]; n];
     for (r, x) in
         c.w.requests
             .iter()
@@ -182,23 +189,22 @@ pub fn instances(c: &Ctx) -> (Vec<Value>, (usize, usize, usize), usize) {
             .filter(|(r, _)| r.start >= on && r.start < rec)
     {
         if let Some(i) = r.instance {
-            reqs[i] += 1;
-            fails[i] += fault_failure(r, x) as usize;
+            let core = (r.start >= core_on && r.start < core_rec) as usize;
+            let f = fault_failure(r, x) as usize;
+            reqs[i][0] += 1;
+            fails[i][0] += f;
+            reqs[i][1] += core;
+            fails[i][1] += f * core;
         }
     }
-    let killed: Vec<usize> = kills(c.w, on - 60_000, rec)
-        .into_iter()
-        .map(|x| x.1)
-        .collect();
+    let kills_in =
+        |a: Ms, b: Ms| -> Vec<usize> { kills(c.w, a, b).into_iter().map(|x| x.1).collect() };
+    let killed = [kills_in(on - 60_000, rec), kills_in(core_on, core_rec)];
     let mut out = Vec::new();
-    let (mut fleet, mut affected) = (0, 0);
+    let (mut fleet, mut affected, mut core_affected) = (0, 0, 0);
     let (mut least, mut most) = (0, 0);
     for (i, inst) in c.w.instances.iter().enumerate() {
         let routed = inst.routed.iter().any(|(a, b)| *a < rec && *b > on);
-        let (core_on, core_rec) = (
-            on + FLEET_EDGE_MS,
-            (rec - FLEET_EDGE_MS).max(on + FLEET_EDGE_MS),
-        );
         least += inst
             .routed
             .iter()
@@ -208,20 +214,31 @@ pub fn instances(c: &Ctx) -> (Vec<Value>, (usize, usize, usize), usize) {
             .iter()
             .any(|(a, b)| *a < rec + FLEET_EDGE_MS && *b > on - FLEET_EDGE_MS)
             as usize;
-        let probed =
-            c.g.probe_failures
-                .iter()
-                .any(|(t, j, _)| *j == i && *t >= on - 60_000 && *t < rec);
-        let otherwise = (fails[i] >= 3 && fails[i] * 100 >= reqs[i])
-            || killed.contains(&i)
-            || c.g
-                .pool_waits
-                .get(i)
-                .is_some_and(|s| s.iter().any(|(a, b)| b - a >= 5_000 && *b > on && *a < rec))
-            || c.g.stuck.iter().any(|(j, t)| *j == i && *t < rec);
+        // Affected between `a` and `b` (`k` picks the counts of that span).
+        let hit = |k: usize, a: Ms, b: Ms| {
+            let probed =
+                c.g.probe_failures
+                    .iter()
+                    .any(|(t, j, _)| *j == i && *t >= a && *t < b);
+            let otherwise = (fails[i][k] >= 3 && fails[i][k] * 100 >= reqs[i][k])
+                || killed[k].contains(&i)
+                || c.g
+                    .pool_waits
+                    .get(i)
+                    .is_some_and(|s| s.iter().any(|(x, y)| y - x >= 5_000 && *y > a && *x < b))
+                || c.g.stuck.iter().any(|(j, t)| *j == i && *t < b);
+            (probed, otherwise)
+        };
+        let (probed, otherwise) = hit(0, on - 60_000, rec);
         let aff = probed || otherwise;
+        // Affected only within the tolerance of an edge (a scale-out's new
+        // instance waiting on its pool in the incident's last 40 s): the
+        // edges may move that far, so it may count or not.
+        let (p, o) = hit(1, core_on, core_rec);
+        let core = aff && (p || o);
         fleet += routed as usize;
         affected += aff as usize;
+        core_affected += core as usize;
         out.push(json!({
             "pod": inst.pod,
             "addr": format!("{}:{}", inst.ip, inst.port),
@@ -231,9 +248,14 @@ pub fn instances(c: &Ctx) -> (Vec<Value>, (usize, usize, usize), usize) {
             "version": inst.version,
             "routed_in_incident": routed,
             "affected": aff,
+            "affected_at_an_edge_only": aff && !core,
             // Affected by failed probes alone: unseen where no export shows probes.
             "affected_by_probes_only": probed && !otherwise,
         }));
     }
-    (out, (fleet, least.min(fleet), most.max(fleet)), affected)
+    (
+        out,
+        (fleet, least.min(fleet), most.max(fleet)),
+        (affected, core_affected),
+    )
 }
