@@ -118,10 +118,13 @@ pub fn build<'f>(
         Produces::Request => {
             // A proxy that logs when it received the request as well as when
             // it answered (ALB's `request_creation_time`) gives the client's
-            // whole wait where no processing time was logged (`-1` on a 504).
+            // whole wait where no processing time was logged (`-1` on a 504),
+            // and where a WebSocket began: its line is written when the
+            // upgraded connection closes (status 101), minutes later.
+            let upgraded = fields.get(Role::Status).map(str::trim_ascii) == Some("101");
             let received = match fields.get(Role::Duration) {
-                None => fields.get(Role::FirstTs).and_then(|t| times.parse(t)),
-                Some(_) => None,
+                Some(_) if !upgraded => None,
+                _ => fields.get(Role::FirstTs).and_then(|t| times.parse(t)),
             };
             Event::Request(request(
                 format, rules, fields, record, ts, fraction, received, origin, route_buf,

@@ -63,10 +63,27 @@ pub(super) fn request<'f>(
         Some(s) => Some(s.parse::<u16>().map_err(|_| "status is not a number")?),
         None => None,
     };
-    let duration_ms = fields
+    let logged_ms = fields
         .get(Role::Duration)
-        .and_then(|d| duration_ms(last_of_list(d), format.def.duration_unit))
-        .or_else(|| waited_ms(format.def.timestamp_marks, received, ts));
+        .and_then(|d| duration_ms(last_of_list(d), format.def.duration_unit));
+    // A WebSocket's line is stamped when the upgraded connection closed
+    // (ALB: "for WebSockets, the time when the connection is closed"): the
+    // upgrade was answered when it came in, plus its processing time. Dated
+    // by the close, a reconnect storm showed a minute late.
+    if let (Some(101), Some(r)) = (status, received.filter(|r| *r <= ts)) {
+        let end = r + logged_ms.map_or(0, |d| d.round() as i64);
+        return finish(
+            rules,
+            fields,
+            record,
+            origin,
+            route_buf,
+            (method, raw_path, status),
+            logged_ms,
+            (r, end),
+        );
+    }
+    let duration_ms = logged_ms.or_else(|| waited_ms(format.def.timestamp_marks, received, ts));
     let (start, end) = match (format.def.timestamp_marks, duration_ms) {
         (TimestampMarks::End, Some(d)) => {
             // A whole-second end time was truncated: the request ended half a
@@ -77,6 +94,30 @@ pub(super) fn request<'f>(
         (TimestampMarks::Start, Some(d)) => (ts, ts + d.round() as i64),
         (_, None) => (ts, ts),
     };
+    finish(
+        rules,
+        fields,
+        record,
+        origin,
+        route_buf,
+        (method, raw_path, status),
+        duration_ms,
+        (start, end),
+    )
+}
+
+/// The request from its fields, once its start and end are known.
+#[allow(clippy::too_many_arguments)]
+fn finish<'f>(
+    rules: &Rules,
+    fields: &'f Fields<'_>,
+    record: Option<Record<'f>>,
+    origin: Origin,
+    route_buf: Option<&'f mut String>,
+    (method, raw_path, status): (Option<&'f str>, &'f str, Option<u16>),
+    duration_ms: Option<f64>,
+    (start, end): (i64, i64),
+) -> Result<Request<'f>, SkipReason> {
     let (route, tenant_segment) = match route_buf {
         Some(buf) => route::fold_in(raw_path, &rules.tenant_segments, buf),
         None => (route::fold(raw_path, &rules.tenant_segments), None),

@@ -314,12 +314,8 @@ fn clients_reconnecting_all_at_once_after_an_outage_are_a_thundering_herd() {
                 k % 3 + 1
             );
         }
-        // Websocket handshakes: one every 20 s as usual, thirty a second right after the outage.
-        let handshakes = if (660..780).contains(&sec) {
-            30
-        } else {
-            u64::from(sec % 20 == 0)
-        };
+        // Websocket handshakes: one a second as usual, thirty a second right after the outage.
+        let handshakes = if (660..780).contains(&sec) { 30 } else { 1 };
         for h in 0..handshakes {
             let _ = writeln!(
                 out,
@@ -329,10 +325,32 @@ fn clients_reconnecting_all_at_once_after_an_outage_are_a_thundering_herd() {
                 clf_time(sec)
             );
         }
+        // Later, a few logins where there are usually none: a larger
+        // ratio to its usual rate, but a handful of clients, not a herd.
+        if (900..910).contains(&sec) {
+            for k in 0..4 {
+                let _ = writeln!(
+                    out,
+                    "203.0.113.{} - - [{}] \"POST /login HTTP/1.1\" 200 0 \"-\" \"Mozilla/5.0\" 0.030 10.0.0.2:8080",
+                    (sec * 4 + k) % 250,
+                    clf_time(sec)
+                );
+            }
+        }
     }
     fs::write(d.join("access.log"), out).expect("write");
     let f = findings_of(&d);
     assert!(confidence_of(&f, "thundering_herd") >= 0.5, "{f:?}");
+    // The herd is the many clients on `/cable` right after the outage
+    // (07:11:00), dated within the ten seconds its start is read from.
+    let herd = f.iter().find(|x| x["pattern"] == "thundering_herd");
+    let endpoint = herd.map(|x| x["subject"]["endpoint"].clone());
+    assert_eq!(endpoint, Some(Value::from("/cable")), "{f:?}");
+    let start = herd.and_then(|x| x["start"].as_str()).unwrap_or_default();
+    assert!(
+        ("2026-10-01T07:10:50Z"..="2026-10-01T07:11:10Z").contains(&start),
+        "{start}"
+    );
 }
 
 /// Regression: a pool's routine state lines (HikariCP's pool stats every

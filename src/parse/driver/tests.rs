@@ -187,3 +187,32 @@ fn a_query_rule_reads_a_query_kept_apart_from_the_path() {
         "{tenants:?}"
     );
 }
+
+/// An ALB writes a WebSocket's line when the upgraded connection closes:
+/// the request began when it was received (`request_creation_time`), not
+/// its processing time before the close. Another request keeps its end
+/// stamp less its processing time.
+#[test]
+fn a_websocket_behind_an_alb_starts_when_it_was_received() {
+    let line = |status: &str, scheme: &str| {
+        format!(
+            "{scheme} 2026-10-01T07:58:06.421733Z app/prod-api/6c1f9e2b7a3d4e58 203.0.113.41:51834 10.0.12.7:8080 0.000 0.108 0.000 {status} {status} 812 0 \"GET https://api.example.com:443/ws HTTP/1.1\" \"Mozilla/5.0\" ECDHE-RSA-AES128-GCM-SHA256 TLSv1.2 arn:aws:elasticloadbalancing:eu-west-1:111122223333:targetgroup/prod-api/9f3b1c2d4e5a6b7c \"Root=1-66fb9a1e-3c5d7e9f1a2b4c6d8e0f1a2b\" \"api.example.com\" \"-\" 10 2026-10-01T07:54:06.419000Z \"forward\" \"-\" \"-\" \"10.0.12.7:8080\" \"-\" \"-\" \"-\""
+        )
+    };
+    let text = [line("101", "wss"), line("200", "https")].join("\n");
+    let (stats, events) = run(&text);
+    assert_eq!(stats.skipped, 0);
+    let starts: Vec<(i64, i64)> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Request(r) => Some((r.ts, r.end_ts)),
+            _ => None,
+        })
+        .collect();
+    let received = 1_790_841_246_419; // 2026-10-01T07:54:06.419Z
+    let answered = 1_790_841_486_421; // 2026-10-01T07:58:06.421733Z, to the millisecond
+    assert_eq!(
+        starts,
+        [(received, received + 108), (answered - 108, answered)]
+    );
+}

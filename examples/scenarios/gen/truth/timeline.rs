@@ -16,7 +16,8 @@
 //!   (`synchronized_restart`).
 //! - `retries`: the retrying client's first re-sent request once errors began (`errors_start`;
 //!   its first in the incident where none came after) (`retry_storm`).
-//! - `reconnect_spike`: the first request of the peak minute (`thundering_herd`).
+//! - `reconnect_spike`: the first connect of the first 10 s with half as many distinct clients
+//!   connecting as the busiest 10 s (`thundering_herd`).
 //! - `deploy`, `rollback`, `flag_change`, `scale_out`: the changes from 30 min before the
 //!   onset to 10 min after recovery.
 //! - `crash`: the first kill in the incident (`crash_loop`); `backlog_peak`: the queue's peak
