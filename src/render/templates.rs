@@ -121,25 +121,42 @@ pub fn section(out: &mut String, r: &Report, root: &str) {
         out,
         "; those whose onset is closest to the incident's come first.\n"
     );
-    if let Some(secs) = r.extra.templates.short_history {
-        let _ = writeln!(
-            out,
-            "The logs begin only {secs} s before the window, so \"new\" means not seen in that time.\n"
-        );
+    match r.extra.templates.short_history {
+        // Logs that begin inside the window (a pod's log from its last
+        // restart) have no before: "0 s before the window" read as if they did.
+        Some(0) => {
+            let first = r.templates.iter().map(|t| t.first_seen.as_str()).min();
+            let _ = writeln!(
+                out,
+                "The logs begin inside the window{}, so every template is new there: \"new\" says nothing of the incident.\n",
+                first.map_or_else(String::new, |f| format!(" ({} UTC)", at(f, ws, hms)))
+            );
+        }
+        Some(secs) => {
+            let _ = writeln!(
+                out,
+                "The logs begin only {secs} s before the window, so \"new\" means not seen in that time.\n"
+            );
+        }
+        None => {}
     }
     let local = (!tz.is_utc()).then(|| zone_label(ws, tz));
+    let shown: Vec<&&TemplateJson> = ranked.iter().take(SHOWN).collect();
+    // Where no line named its instance, a column of zeros says nothing.
+    let named = shown.iter().any(|t| !t.instances.is_empty());
     let _ = writeln!(
         out,
-        "| # | Template | Change | Lines in window | First seen (UTC) |{} Instances |\n|---:|---|---|---:|---|{}---:|",
+        "| # | Template | Change | Lines in window | First seen (UTC) |{}{}\n|---:|---|---|---:|---|{}{}",
         local.as_ref().map_or_else(String::new, |l| format!(" First seen ({l}) |")),
-        if local.is_some() { "---|" } else { "" }
+        if named { " Instances |" } else { "" },
+        if local.is_some() { "---|" } else { "" },
+        if named { "---:|" } else { "" }
     );
-    let shown: Vec<&&TemplateJson> = ranked.iter().take(SHOWN).collect();
     for (i, t) in shown.iter().enumerate() {
         let first = &t.first_seen;
         let _ = writeln!(
             out,
-            "| {} | {} | {} | {} | {} |{} {} |",
+            "| {} | {} | {} | {} | {} |{}{}",
             i + 1,
             code(&clip(&t.template, TEMPLATE_CHARS)),
             change(t),
@@ -150,7 +167,11 @@ pub fn section(out: &mut String, r: &Report, root: &str) {
             } else {
                 String::new()
             },
-            instances(t)
+            if named {
+                format!(" {} |", instances(t))
+            } else {
+                String::new()
+            }
         );
     }
     if ranked.len() > SHOWN {

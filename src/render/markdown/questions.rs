@@ -101,7 +101,15 @@ fn question(d: &Draft<'_>, f: &FindingJson) -> Option<String> {
         "health_check_coupling" => {
             "What does the liveness check wait on (the data cannot tell), and should a slow but working server fail it?".to_string()
         }
-        "synchronized_restart" => match kill_reason(f) {
+        // The same kills a crash loop's evidence names (its first restarts
+        // are the synchronized ones): asked "what took them down" beside 53
+        // OOM kills, a review called the question already answered.
+        "synchronized_restart" => match kill_reason(f).or_else(|| {
+            d.findings
+                .iter()
+                .filter(|g| g.pattern == "crash_loop")
+                .find_map(|g| kill_reason(g))
+        }) {
             Some(_) => "Why was there no slack to take the instances down and restart them in turn?".to_string(),
             None => "What took every instance down at the same moment (a liveness check, memory, a shared dependency), and why was there no slack to restart them in turn?".to_string(),
         },
@@ -216,6 +224,18 @@ mod tests {
         );
         f.pattern = "synchronized_restart".to_string();
         let sync = question(&d, &f).unwrap_or_default();
+        assert!(sync.starts_with("Why was there no slack"), "{sync}");
+        // A restart finding that does not say why, beside a crash loop
+        // whose evidence does: the question is why too.
+        let mut r = bulk();
+        let mut oom = crate::render::markdown::fixture::finding("crash_loop", 0.8, "07:59:00");
+        oom.evidence = f.evidence.clone();
+        r.findings.push(oom);
+        let d = Draft::new(&r);
+        let mut bare =
+            crate::render::markdown::fixture::finding("synchronized_restart", 0.9, "07:58:54");
+        bare.evidence.clear();
+        let sync = question(&d, &bare).unwrap_or_default();
         assert!(sync.starts_with("Why was there no slack"), "{sync}");
     }
 
