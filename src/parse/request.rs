@@ -70,29 +70,27 @@ pub(super) fn request<'f>(
     // (ALB: "for WebSockets, the time when the connection is closed"): the
     // upgrade was answered when it came in, plus its processing time. Dated
     // by the close, a reconnect storm showed a minute late.
-    if let (Some(101), Some(r)) = (status, received.filter(|r| *r <= ts)) {
-        let end = r + logged_ms.map_or(0, |d| d.round() as i64);
-        return finish(
-            rules,
-            fields,
-            record,
-            origin,
-            route_buf,
-            (method, raw_path, status),
+    let upgrade = received.filter(|r| status == Some(101) && *r <= ts);
+    let (duration_ms, span) = match upgrade {
+        Some(r) => (
             logged_ms,
-            (r, end),
-        );
-    }
-    let duration_ms = logged_ms.or_else(|| waited_ms(format.def.timestamp_marks, received, ts));
-    let (start, end) = match (format.def.timestamp_marks, duration_ms) {
-        (TimestampMarks::End, Some(d)) => {
-            // A whole-second end time was truncated: the request ended half a
-            // second later on average.
-            let end = if fraction { ts } else { ts + 500 };
-            (end - d.round() as i64, end)
+            (r, r + logged_ms.map_or(0, |d| d.round() as i64)),
+        ),
+        None => {
+            let duration_ms =
+                logged_ms.or_else(|| waited_ms(format.def.timestamp_marks, received, ts));
+            let span = match (format.def.timestamp_marks, duration_ms) {
+                (TimestampMarks::End, Some(d)) => {
+                    // A whole-second end time was truncated: the request ended half a
+                    // second later on average.
+                    let end = if fraction { ts } else { ts + 500 };
+                    (end - d.round() as i64, end)
+                }
+                (TimestampMarks::Start, Some(d)) => (ts, ts + d.round() as i64),
+                (_, None) => (ts, ts),
+            };
+            (duration_ms, span)
         }
-        (TimestampMarks::Start, Some(d)) => (ts, ts + d.round() as i64),
-        (_, None) => (ts, ts),
     };
     finish(
         rules,
@@ -102,7 +100,7 @@ pub(super) fn request<'f>(
         route_buf,
         (method, raw_path, status),
         duration_ms,
-        (start, end),
+        span,
     )
 }
 
