@@ -93,7 +93,13 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
             let input = a.request_input();
             let f = Finding {
                 pattern: ID,
-                title: format!("Clients stormed `{route}` as the service came back ({ratio:.0}x its usual rate)"),
+                // "As the service came back" only where an interruption
+                // ended there: clients also reconnect while it fails (a
+                // review found it said of a storm inside the outage).
+                title: format!(
+                    "Clients stormed `{route}`{} ({ratio:.0}x its usual rate)",
+                    if ends.contains(&end) { " as the service came back" } else { "" }
+                ),
                 confidence: confidence(c),
                 start: end * 1000,
                 end: after.end * 1000,
