@@ -36,7 +36,7 @@ fn who(d: &Draft<'_>, f: &FindingJson) -> String {
 /// What took instances down, where a restart finding's own evidence says
 /// (the orchestrator's reason, the process's last line): the question is
 /// then why, not what.
-fn kill_reason(f: &FindingJson) -> Option<&'static str> {
+pub(crate) fn kill_reason(f: &FindingJson) -> Option<&'static str> {
     let said = |words: &[&str]| {
         std::iter::once(f.title.as_str())
             .chain(f.evidence.iter().map(|e| e.text.as_str()))

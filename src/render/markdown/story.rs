@@ -44,7 +44,7 @@ pub(crate) fn phrase(pattern: &str) -> Option<&'static str> {
 /// Whether a crash loop's evidence counts out-of-memory kills: what killed
 /// the instances is the reader's first question, so the prose says it.
 pub(crate) fn ran_out_of_memory(f: &FindingJson) -> bool {
-    f.pattern == "crash_loop" && f.evidence.iter().any(|e| e.text.contains("out-of-memory"))
+    f.pattern == "crash_loop" && super::questions::kill_reason(f) == Some("memory")
 }
 
 /// A finding's title as the draft words it: near-zero ratios as counts.
