@@ -177,6 +177,10 @@ pub enum Signal {
     Crash,
     /// A proxy got no answer from a backend: timed out, refused, none alive.
     UpstreamFailed,
+    /// A circuit breaker opened (or refused a call while open).
+    CircuitOpened,
+    /// A circuit breaker closed again.
+    CircuitClosed,
 }
 
 /// The version a start-up line names (`Starting orders-api v4.18.3`), by

@@ -57,6 +57,21 @@ fn patterns() -> &'static Patterns {
     })
 }
 
+/// `s` cut to `n` characters, an ellipsis marking the cut.
+pub fn clip(s: &str, n: usize) -> String {
+    if s.chars().count() <= n {
+        s.to_string()
+    } else {
+        format!("{}…", s.chars().take(n).collect::<String>())
+    }
+}
+
+/// A log line as a report quotes it: redacted, then cut to `n` characters
+/// (cut first, a secret split at the cut could escape its pattern).
+pub fn quote(s: &str, n: usize) -> String {
+    clip(&redact_text(s), n)
+}
+
 /// Replace secrets and personal data in free text. Server addresses with a
 /// port (`10.42.1.11:8080`) are infrastructure, not people, and are kept.
 pub fn redact_text(text: &str) -> Cow<'_, str> {

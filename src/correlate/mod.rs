@@ -12,6 +12,7 @@
 
 pub mod attribution;
 mod change_text;
+pub mod circuit;
 pub mod coverage;
 pub mod identity;
 mod instances;
@@ -103,6 +104,8 @@ pub struct Analysis {
     pub surges: Vec<Surge>,
     pub attribution: Attribution,
     pub pool: PoolState,
+    /// A circuit breaker's first opening near the incident.
+    pub circuit: Option<circuit::Circuit>,
     pub health: HealthState,
     pub history: InstanceHistory,
     /// Runs (start, end) of seconds with requests expected and none served.
@@ -372,6 +375,7 @@ pub fn correlate(agg: &Aggregates, opts: &CorrelateOptions) -> Result<Analysis, 
             Some((s, c.first))
         });
     a.latency_start = (window.start..window.end).find(|&s| at(&flags.latency, s));
+    a.circuit = circuit::circuit(agg, Span::new(window.start - onset::MERGE_GAP, window.end));
     a.health = health_state(&health, span, window, range);
     a.outages = outages(
         &a.totals,

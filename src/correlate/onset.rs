@@ -21,6 +21,9 @@ pub const MERGE_GAP: i64 = 120;
 /// latency blip or one routine restart are not an incident.
 pub const MIN_INCIDENT_SECS: i64 = 60;
 pub const MIN_SYMPTOM_SECS: usize = 20;
+/// A service failing again within this many seconds of a wave had not
+/// recovered: one incident, however short its waves.
+const RELAPSE_SECS: usize = 300;
 
 /// The incident: absolute seconds.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -503,11 +506,15 @@ pub fn find(span: Span, flags: &Flags) -> Option<Incident> {
     // and the first wave must not become the baseline of the second.
     // Neighbouring clusters join when the healthy gap between them is no
     // longer than the shorter of the two: a service has not recovered until
-    // it has stayed healthy for as long as it was failing.
+    // it has stayed healthy for as long as it was failing. Nor has it in the
+    // minutes before its next wave, however short the waves: a leak that
+    // fills the pool again after each restart fails in waves of a minute
+    // or two a few minutes apart (deploy-leak draw 2501012 was reported as
+    // its last 90 s).
     let joins = |a: &(usize, usize, usize), b: &(usize, usize, usize)| {
         let gap = b.0.saturating_sub(a.1);
         let shorter = (a.1 - a.0 + 1).min(b.1 - b.0 + 1);
-        gap <= shorter
+        gap <= shorter.max(RELAPSE_SECS)
     };
     // The incident grows from the worst cluster over its neighbours, nearest first.
     let (before, from_best) = qualifying.split_at_checked(best)?;
@@ -939,6 +946,17 @@ mod tests {
     fn a_relapse_after_a_respite_shorter_than_the_first_wave_is_the_same_incident() {
         let inc = incident_of_failures(&[600..900, 1800..2250, 2670..5100]);
         assert_eq!((inc.onset, inc.recovered), (1800, 5100));
+    }
+
+    /// A leak refilling the pool after each restart: waves of a minute and a
+    /// half, two and a half minutes apart, are one incident from the first.
+    /// A wave six minutes before another stays apart.
+    #[test]
+    fn waves_a_few_minutes_apart_are_one_incident_however_short() {
+        let inc = incident_of_failures(&[1000..1090, 1250..1340, 1500..1800]);
+        assert_eq!((inc.onset, inc.recovered), (1000, 1800));
+        let inc = incident_of_failures(&[1000..1090, 1450..1800]);
+        assert_eq!((inc.onset, inc.recovered), (1450, 1800));
     }
 
     #[test]

@@ -32,6 +32,10 @@ pub enum TimelineKind {
     BacklogPeak,
     InstanceStuck,
     UpstreamRateLimited,
+    /// A circuit breaker opened (added to `report-json.md`'s list, README.md).
+    CircuitOpened,
+    /// It closed again.
+    CircuitClosed,
     Recovered,
     Other,
 }
@@ -437,6 +441,7 @@ pub fn build(a: &Analysis) -> Vec<TimelineEntry> {
         });
     }
 
+    out.extend(circuit(a));
     out.extend(changes(a, near));
     out.extend(scale_outs(a, near));
 
@@ -448,6 +453,41 @@ pub fn build(a: &Analysis) -> Vec<TimelineEntry> {
         sources: Vec::new(),
     });
     sort(&mut out);
+    out
+}
+
+/// A circuit breaker's opening, in its own words, and its closing.
+fn circuit(a: &Analysis) -> Vec<TimelineEntry> {
+    let Some(c) = &a.circuit else {
+        return Vec::new();
+    };
+    let said = if c.message.is_empty() {
+        String::new()
+    } else {
+        format!(": \"{}\"", crate::redact::quote(&c.message, 120))
+    };
+    let many = match (c.lines, c.instances) {
+        (1, _) => String::new(),
+        (n, 0 | 1) => format!(" ({n} such lines)"),
+        (n, i) => format!(" ({n} such lines on {i} instances)"),
+    };
+    let mut out = vec![TimelineEntry {
+        ts: c.opened * 1000,
+        kind: TimelineKind::CircuitOpened,
+        text: format!("A circuit breaker opens{said}{many}"),
+        sources: vec![a.source(c.origin)],
+    }];
+    if let Some((s, o)) = c.closed {
+        out.push(TimelineEntry {
+            ts: s * 1000,
+            kind: TimelineKind::CircuitClosed,
+            text: format!(
+                "The circuit breaker closes again ({} s after it opened)",
+                s - c.opened
+            ),
+            sources: vec![a.source(o)],
+        });
+    }
     out
 }
 

@@ -161,6 +161,8 @@ fn signal_named(name: &str) -> Option<Signal> {
         "rate_limited" => Signal::RateLimited,
         "crash" => Signal::Crash,
         "upstream_failed" => Signal::UpstreamFailed,
+        "circuit_opened" => Signal::CircuitOpened,
+        "circuit_closed" => Signal::CircuitClosed,
         _ => return None,
     })
 }
@@ -669,6 +671,76 @@ mod tests {
                 "sequelize acquire timeout",
                 "SequelizeConnectionAcquireTimeoutError: Operation timeout",
                 Some(Signal::PoolExhausted),
+            ),
+            (
+                "resilience4j opens",
+                "CircuitBreaker 'db' changed state from CLOSED to OPEN",
+                Some(Signal::CircuitOpened),
+            ),
+            (
+                "resilience4j refuses a call",
+                "io.github.resilience4j.circuitbreaker.CallNotPermittedException: CircuitBreaker 'inventory' is OPEN and does not permit further calls",
+                Some(Signal::CircuitOpened),
+            ),
+            (
+                "resilience4j half-opens",
+                "CircuitBreaker 'db' changed state from OPEN to HALF_OPEN",
+                None,
+            ),
+            (
+                "resilience4j closes",
+                "CircuitBreaker 'db' changed state from HALF_OPEN to CLOSED",
+                Some(Signal::CircuitClosed),
+            ),
+            (
+                "pybreaker opens",
+                "Circuit breaker 'payments' state changed from closed to open",
+                Some(Signal::CircuitOpened),
+            ),
+            (
+                "semian opens",
+                "[Semian::CircuitBreaker] State transition from closed to open. resource=mysql_primary",
+                Some(Signal::CircuitOpened),
+            ),
+            (
+                "gobreaker half-opens",
+                "circuit breaker orders-db: state changed from open to half-open",
+                None,
+            ),
+            (
+                "opossum opened, half-opened",
+                "circuit breaker 'db' opened",
+                Some(Signal::CircuitOpened),
+            ),
+            (
+                "opossum half-opened",
+                "circuit breaker 'db' half-opened",
+                None,
+            ),
+            (
+                "opossum closed",
+                "circuit breaker 'db' closed",
+                Some(Signal::CircuitClosed),
+            ),
+            (
+                "gobreaker closes",
+                "circuit breaker orders-db: state changed from half-open to closed",
+                Some(Signal::CircuitClosed),
+            ),
+            (
+                "polly",
+                "The circuit is now open and is not allowing calls.",
+                Some(Signal::CircuitOpened),
+            ),
+            (
+                "hystrix",
+                "com.netflix.hystrix.exception.HystrixRuntimeException: getUser short-circuited and is open",
+                Some(Signal::CircuitOpened),
+            ),
+            (
+                "a websocket opening is no breaker",
+                "WebSocket state changed from CONNECTING to OPEN",
+                None,
             ),
         ];
         for (name, message, want) in cases {

@@ -108,7 +108,7 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
                 format!(
                     "{log_lines} pool-exhaustion log lines in the window on {} instance(s), the first: \"{}\"",
                     log_instances.max(1),
-                    crate::redact::redact_text(&truncate(&q.message, 160))
+                    crate::redact::quote(&q.message, 160)
                 ),
                 a.source(q.origin),
             ));
@@ -162,14 +162,4 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
             ACTIONS_NO_CLIENT
         },
     });
-}
-
-pub fn truncate(s: &str, n: usize) -> String {
-    if s.chars().count() <= n {
-        s.to_string()
-    } else {
-        let mut t: String = s.chars().take(n).collect();
-        t.push('…');
-        t
-    }
 }

@@ -25,6 +25,8 @@ const ACTIONS: &[&str] = &[
 const AFTER_S: i64 = 120;
 /// How far above the usual rate a herd is.
 const HERD_RATIO: f64 = 5.0;
+/// Seconds a breaker's line may be stamped after the storm it set off.
+const BREAKER_SKEW_S: i64 = 15;
 
 pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
     let a = cx.analysis;
@@ -77,6 +79,15 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
     }
     starts.sort_unstable();
     starts.dedup();
+    // A breaker that opened shortly before cut its callers off at once
+    // (seed 004): said where it did. Its line may be stamped a few seconds
+    // after the first reconnects (a log shipped late, a skewed clock: herd
+    // draw 2501003's breaker line came 9 s after the storm's first second).
+    let breaker = |start: i64| {
+        a.circuit
+            .as_ref()
+            .filter(|c| (-BREAKER_SKEW_S..=AFTER_S).contains(&(start - c.opened)))
+    };
     // Every start that makes a herd, with its excess over the expected.
     let mut found: Vec<(f64, Finding)> = Vec::new();
     for (end, route) in starts {
@@ -98,7 +109,13 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
                 // review found it said of a storm inside the outage).
                 title: format!(
                     "Clients stormed `{route}`{} ({ratio:.0}x its usual rate)",
-                    if ends.contains(&end) { " as the service came back" } else { "" }
+                    if ends.contains(&end) {
+                        " as the service came back"
+                    } else if breaker(end).is_some() {
+                        " when a circuit breaker opened"
+                    } else {
+                        ""
+                    }
                 ),
                 confidence: confidence(c),
                 start: end * 1000,
@@ -107,14 +124,29 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
                     endpoint: Some(route.clone()),
                     ..Subject::default()
                 },
-                evidence: vec![Evidence::new(
+                evidence: std::iter::once(Evidence::new(
                     format!(
                         "{sent:.0} requests to `{route}` in the {} s after {} against {expected:.1} expected from its baseline rate",
                         after.len(),
                         clock(end * 1000)
                     ),
                     input.clone(),
-                )],
+                ))
+                .chain(breaker(end).map(|c| {
+                    Evidence::new(
+                        format!(
+                            "a circuit breaker opened at {}, {}",
+                            clock(c.opened * 1000),
+                            match end - c.opened {
+                                0 => "the second the storm began".to_string(),
+                                d if d > 0 => format!("{d} s before the storm"),
+                                d => format!("{} s after the storm's first second, as its log stamps it", -d),
+                            }
+                        ),
+                        a.source(c.origin),
+                    )
+                }))
+                .collect(),
                 timeline: vec![TimelineEntry {
                     ts: end * 1000,
                     kind: TimelineKind::ReconnectSpike,

@@ -9,7 +9,6 @@
 //! the OAuth provider on every instance, 6 minutes after the onset.
 
 use super::finding::{confidence, Evidence, Finding, Subject};
-use super::pool_exhaustion::truncate;
 use super::Context;
 use crate::correlate::{TimelineEntry, TimelineKind};
 use crate::event::Signal;
@@ -71,10 +70,7 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
     )];
     if let Some((_, q)) = &quote {
         evidence.push(Evidence::new(
-            format!(
-                "\"{}\"",
-                crate::redact::redact_text(&truncate(&q.message, 160))
-            ),
+            format!("\"{}\"", crate::redact::quote(&q.message, 160)),
             a.source(q.origin),
         ));
     }

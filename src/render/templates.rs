@@ -27,13 +27,7 @@ const SHOWN_QUIET: usize = 5;
 /// Characters of a template in the report's table.
 const TEMPLATE_CHARS: usize = 100;
 
-fn clip(s: &str, n: usize) -> String {
-    if s.chars().count() <= n {
-        s.to_string()
-    } else {
-        format!("{}…", s.chars().take(n).collect::<String>())
-    }
-}
+use crate::redact::clip;
 
 /// Inline code that survives a Markdown table.
 fn code(s: &str) -> String {

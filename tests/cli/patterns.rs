@@ -354,6 +354,82 @@ fn clients_reconnecting_all_at_once_after_an_outage_are_a_thundering_herd() {
     );
 }
 
+/// Seed 004's herd: a breaker opens inside a failing stretch, and every
+/// websocket client reconnects at once. The storm is told with the breaker
+/// (not "as the service came back": failures go on for two minutes after
+/// it), and the opening and closing are on the timeline in their own words.
+#[test]
+fn a_storm_when_a_circuit_breaker_opened_is_told_with_it() {
+    let d = dir("breaker-herd");
+    let mut out = String::new();
+    for sec in 0..1200u64 {
+        let failing = (600..780).contains(&sec);
+        for k in 0..10u64 {
+            let status = if failing && k % 2 == 0 { 503 } else { 200 };
+            let _ = writeln!(
+                out,
+                "192.0.2.{} - - [{}] \"GET /api/v1/accounts/acct-{}/runs/{sec} HTTP/1.1\" {status} 512 \"-\" \"client/1\" 0.040 10.0.0.{}:8080",
+                k + 1,
+                clf_time(sec),
+                k % 7,
+                k % 3 + 1
+            );
+        }
+        let handshakes = if (660..760).contains(&sec) { 30 } else { 1 };
+        for h in 0..handshakes {
+            let _ = writeln!(
+                out,
+                "198.51.{}.{} - - [{}] \"GET /cable HTTP/1.1\" 101 0 \"-\" \"Mozilla/5.0\" 0.002 10.0.0.1:8080",
+                h % 200,
+                sec % 250,
+                clf_time(sec)
+            );
+        }
+    }
+    fs::write(d.join("access.log"), out).expect("write");
+    let app = [
+        (655, "CircuitBreaker 'db' changed state from CLOSED to OPEN"),
+        (715, "CircuitBreaker 'db' changed state from OPEN to HALF_OPEN"),
+        (716, "CircuitBreaker 'db' changed state from HALF_OPEN to CLOSED"),
+    ]
+    .iter()
+    .map(|(sec, msg)| {
+        format!(
+            "{{\"@timestamp\":\"2026-10-01T07:{:02}:{:02}.000Z\",\"level\":\"WARN\",\"logger_name\":\"i.g.r.circuitbreaker.internal.CircuitBreakerStateMachine\",\"message\":\"{msg}\",\"host\":\"10.0.0.1\"}}\n",
+            sec / 60,
+            sec % 60
+        )
+    })
+    .collect::<String>();
+    fs::write(d.join("app.json"), app).expect("write");
+    let (code, out, err) = run(&["analyze", "--json", d.to_str().unwrap_or("")]);
+    assert_eq!(code, 0, "{err}");
+    let r: Value = serde_json::from_str(&out).expect("json");
+    let findings = r["findings"].as_array().cloned().unwrap_or_default();
+    let herd = findings.iter().find(|x| x["pattern"] == "thundering_herd");
+    let title = herd.and_then(|x| x["title"].as_str()).unwrap_or_default();
+    assert!(
+        title.contains("when a circuit breaker opened"),
+        "{findings:?}"
+    );
+    let kinds: Vec<(&str, &str)> = r["timeline"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|e| Some((e["kind"].as_str()?, e["ts"].as_str()?)))
+        .filter(|(k, _)| k.starts_with("circuit"))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            ("circuit_opened", "2026-10-01T07:10:55Z"),
+            ("circuit_closed", "2026-10-01T07:11:56Z")
+        ],
+        "{}",
+        r["timeline"]
+    );
+}
+
 /// Regression: a pool's routine state lines (HikariCP's pool stats every
 /// 30 s, connections added) are in the pool-exhaustion family, but on a
 /// healthy service they are no incident and no exhaustion; the same lines in

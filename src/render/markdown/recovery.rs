@@ -239,6 +239,7 @@ fn symptom(e: &TimelineJson) -> String {
         TimelineKind::BacklogPeak => "the backlog at its peak".to_string(),
         TimelineKind::InstanceStuck => "an instance stuck".to_string(),
         TimelineKind::UpstreamRateLimited => "a dependency rate-limiting".to_string(),
+        TimelineKind::CircuitOpened => "a circuit breaker opening".to_string(),
         _ => lower_first(&e.text),
     }
 }

@@ -1,0 +1,120 @@
+//! Circuit breakers around the incident, from the application's log lines
+//! that `parsers/signals.json` marks `circuit_opened` and `circuit_closed`.
+//! In: the aggregates and the seconds near the incident. Out: the first
+//! opening there (with the line that says so, how many such lines and on
+//! how many instances), and the first closing after it.
+//!
+//! A breaker that opens cuts every caller off at once: the clients it drops
+//! come back together (seed 004: "when circuit breakers triggered,
+//! aggressive websocket reconnect logic initiated on every connected client
+//! at once"), so the opening belongs on the timeline beside the herd.
+//!
+//! ```text
+//! 10:23:29 "CircuitBreaker 'db' changed state from CLOSED to OPEN" (2 instances)
+//! 10:26:31 "CircuitBreaker 'db' changed state from HALF_OPEN to CLOSED"
+//!   -> Circuit { opened: 10:23:29, lines: 2, instances: 2, closed: Some(10:26:31) }
+//! ```
+
+use crate::aggregate::{Aggregates, Span};
+use crate::event::{Origin, Signal};
+
+/// A breaker's first opening near the incident.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Circuit {
+    /// Absolute second of the first opening line.
+    pub opened: i64,
+    pub origin: Origin,
+    /// The first opening line's message, as logged.
+    pub message: String,
+    /// Lines saying a breaker opened (or refused a call while open) near the incident.
+    pub lines: u32,
+    /// Instances that logged them (0 when the lines name none).
+    pub instances: usize,
+    /// The first closing after the opening: second and line.
+    pub closed: Option<(i64, Origin)>,
+}
+
+/// The first opening in `near`, if a breaker opened there.
+pub fn circuit(agg: &Aggregates, near: Span) -> Option<Circuit> {
+    let opened: Vec<_> = agg
+        .signal_counts(Signal::CircuitOpened)
+        .into_iter()
+        .filter(|(_, s, _)| near.contains(*s))
+        .collect();
+    let (_, first, c) = opened.iter().min_by_key(|(_, s, c)| (*s, c.first))?;
+    let (first, origin) = (*first, c.first);
+    let lines = opened.iter().map(|(_, _, c)| c.count).sum();
+    let mut instances: Vec<&str> = opened
+        .iter()
+        .map(|(i, _, _)| i.as_str())
+        .filter(|i| !i.is_empty())
+        .collect();
+    instances.sort_unstable();
+    instances.dedup();
+    // The line itself where it is the earliest the logs kept; else the
+    // first second's origin speaks for it, quoted by the source.
+    let message = agg
+        .signal_quotes(Signal::CircuitOpened)
+        .into_iter()
+        .map(|(_, q)| q)
+        .filter(|q| q.ts.div_euclid(1000) == first)
+        .min_by_key(|q| (q.ts, q.origin))
+        .map(|q| q.message)
+        .unwrap_or_default();
+    let closed = agg
+        .signal_counts(Signal::CircuitClosed)
+        .into_iter()
+        .filter(|(_, s, _)| *s >= first && *s < near.end)
+        .map(|(_, s, c)| (s, c.first))
+        .min();
+    Some(Circuit {
+        opened: first,
+        origin,
+        message,
+        lines,
+        instances: instances.len(),
+        closed,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::event::{Event, Level, LogRecord};
+
+    fn log(agg: &mut Aggregates, s: i64, inst: &str, message: &str, signal: Signal) {
+        agg.add(Event::Log(LogRecord {
+            ts: s * 1000,
+            origin: Origin {
+                input: 0,
+                line: s as u64,
+            },
+            level: Level::Warn,
+            message: message.into(),
+            instance: Some(inst.into()),
+            tenant: None,
+            signal: Some(signal),
+            version: None,
+        }));
+    }
+
+    /// One opening on two instances, a close after it; an opening long
+    /// before the incident is not its breaker.
+    #[test]
+    fn the_first_opening_near_the_incident_and_the_close_after_it() {
+        let mut agg = Aggregates::new();
+        let open = "CircuitBreaker 'db' changed state from CLOSED to OPEN";
+        let close = "CircuitBreaker 'db' changed state from HALF_OPEN to CLOSED";
+        log(&mut agg, 100, "api-1", open, Signal::CircuitOpened);
+        log(&mut agg, 100, "api-1", close, Signal::CircuitClosed);
+        log(&mut agg, 1_000, "api-2", open, Signal::CircuitOpened);
+        log(&mut agg, 1_001, "api-1", open, Signal::CircuitOpened);
+        log(&mut agg, 1_200, "api-1", close, Signal::CircuitClosed);
+        agg.finish();
+        let c = circuit(&agg, Span::new(900, 2_000)).expect("an opening");
+        assert_eq!((c.opened, c.lines, c.instances), (1_000, 2, 2));
+        assert_eq!(c.message, open);
+        assert_eq!(c.closed.map(|x| x.0), Some(1_200));
+        assert_eq!(circuit(&agg, Span::new(1_500, 2_000)), None);
+    }
+}
