@@ -53,6 +53,9 @@ pub enum DefinitionKind {
     /// PostgreSQL's stderr log: `log_line_prefixes` and `patterns`, and a
     /// prefix inferred from the lines when neither reads them (`kinds/postgres_log.rs`).
     PostgresLog,
+    /// Graphite render API JSON: `[{target, datapoints: [[value, time]]}]`
+    /// (`kinds/graphite.rs`).
+    GraphiteRender,
 }
 
 impl DefinitionKind {
@@ -80,6 +83,7 @@ impl DefinitionKind {
             DefinitionKind::Columns => "columns",
             DefinitionKind::MysqlSlow => "mysql_slow",
             DefinitionKind::OtlpLogs => "otlp_logs",
+            DefinitionKind::GraphiteRender => "graphite_render",
         }
     }
 }

@@ -17,6 +17,7 @@ pub(crate) mod csv_rows;
 mod datadog;
 mod ecs;
 mod elb;
+mod graphite;
 mod heroku;
 mod k8s_pod;
 mod logfmt;
@@ -142,6 +143,7 @@ pub fn extractor(format: &Format) -> Option<Box<dyn Extractor>> {
         DefinitionKind::MysqlSlow => Box::<mysql_slow::SlowLog>::default(),
         DefinitionKind::OtlpLogs => Box::new(otlp_logs::Otlp::new(def)),
         DefinitionKind::PostgresLog => Box::new(postgres_log::PostgresLog::new(format)),
+        DefinitionKind::GraphiteRender => Box::new(graphite::Render),
     })
 }
 
