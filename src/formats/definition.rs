@@ -56,6 +56,8 @@ pub enum DefinitionKind {
     /// Graphite render API JSON: `[{target, datapoints: [[value, time]]}]`
     /// (`kinds/graphite.rs`).
     GraphiteRender,
+    /// InfluxDB line protocol, one point per line (`kinds/influx.rs`).
+    InfluxLine,
 }
 
 impl DefinitionKind {
@@ -84,6 +86,7 @@ impl DefinitionKind {
             DefinitionKind::MysqlSlow => "mysql_slow",
             DefinitionKind::OtlpLogs => "otlp_logs",
             DefinitionKind::GraphiteRender => "graphite_render",
+            DefinitionKind::InfluxLine => "influx_line",
         }
     }
 }

@@ -19,6 +19,7 @@ mod ecs;
 mod elb;
 mod graphite;
 mod heroku;
+mod influx;
 mod k8s_pod;
 mod logfmt;
 mod metrics_csv;
@@ -144,6 +145,7 @@ pub fn extractor(format: &Format) -> Option<Box<dyn Extractor>> {
         DefinitionKind::OtlpLogs => Box::new(otlp_logs::Otlp::new(def)),
         DefinitionKind::PostgresLog => Box::new(postgres_log::PostgresLog::new(format)),
         DefinitionKind::GraphiteRender => Box::new(graphite::Render),
+        DefinitionKind::InfluxLine => Box::<influx::LineProtocol>::default(),
     })
 }
 
