@@ -58,6 +58,8 @@ pub enum DefinitionKind {
     GraphiteRender,
     /// InfluxDB line protocol, one point per line (`kinds/influx.rs`).
     InfluxLine,
+    /// VictoriaMetrics `/api/v1/export` JSON lines (`kinds/victoria.rs`).
+    VictoriametricsExport,
 }
 
 impl DefinitionKind {
@@ -87,6 +89,7 @@ impl DefinitionKind {
             DefinitionKind::OtlpLogs => "otlp_logs",
             DefinitionKind::GraphiteRender => "graphite_render",
             DefinitionKind::InfluxLine => "influx_line",
+            DefinitionKind::VictoriametricsExport => "victoriametrics_export",
         }
     }
 }

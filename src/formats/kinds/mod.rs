@@ -31,6 +31,7 @@ mod postgres_csvlog;
 mod postgres_log;
 mod prometheus;
 mod prometheus_text;
+mod victoria;
 
 use serde_json::Value;
 use std::borrow::Cow;
@@ -146,6 +147,7 @@ pub fn extractor(format: &Format) -> Option<Box<dyn Extractor>> {
         DefinitionKind::PostgresLog => Box::new(postgres_log::PostgresLog::new(format)),
         DefinitionKind::GraphiteRender => Box::new(graphite::Render),
         DefinitionKind::InfluxLine => Box::<influx::LineProtocol>::default(),
+        DefinitionKind::VictoriametricsExport => Box::new(victoria::Export),
     })
 }
 
