@@ -60,6 +60,8 @@ pub enum DefinitionKind {
     InfluxLine,
     /// VictoriaMetrics `/api/v1/export` JSON lines (`kinds/victoria.rs`).
     VictoriametricsExport,
+    /// Google Cloud Monitoring `timeSeries.list` responses (`kinds/gcp_monitoring.rs`).
+    GcpTimeSeries,
 }
 
 impl DefinitionKind {
@@ -90,6 +92,7 @@ impl DefinitionKind {
             DefinitionKind::GraphiteRender => "graphite_render",
             DefinitionKind::InfluxLine => "influx_line",
             DefinitionKind::VictoriametricsExport => "victoriametrics_export",
+            DefinitionKind::GcpTimeSeries => "gcp_time_series",
         }
     }
 }

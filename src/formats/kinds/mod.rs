@@ -17,6 +17,7 @@ pub(crate) mod csv_rows;
 mod datadog;
 mod ecs;
 mod elb;
+mod gcp_monitoring;
 mod graphite;
 mod heroku;
 mod influx;
@@ -148,6 +149,7 @@ pub fn extractor(format: &Format) -> Option<Box<dyn Extractor>> {
         DefinitionKind::GraphiteRender => Box::new(graphite::Render),
         DefinitionKind::InfluxLine => Box::<influx::LineProtocol>::default(),
         DefinitionKind::VictoriametricsExport => Box::new(victoria::Export),
+        DefinitionKind::GcpTimeSeries => Box::new(gcp_monitoring::TimeSeries),
     })
 }
 
