@@ -62,6 +62,8 @@ pub enum DefinitionKind {
     VictoriametricsExport,
     /// Google Cloud Monitoring `timeSeries.list` responses (`kinds/gcp_monitoring.rs`).
     GcpTimeSeries,
+    /// Azure Monitor metrics list responses (`kinds/azure_monitor.rs`).
+    AzureMetrics,
 }
 
 impl DefinitionKind {
@@ -93,6 +95,7 @@ impl DefinitionKind {
             DefinitionKind::InfluxLine => "influx_line",
             DefinitionKind::VictoriametricsExport => "victoriametrics_export",
             DefinitionKind::GcpTimeSeries => "gcp_time_series",
+            DefinitionKind::AzureMetrics => "azure_metrics",
         }
     }
 }

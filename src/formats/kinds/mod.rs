@@ -10,6 +10,7 @@
 //! under `parsers/` that uses it, with samples.
 
 mod argocd;
+mod azure_monitor;
 mod capture;
 mod cloudwatch;
 mod columns;
@@ -150,6 +151,7 @@ pub fn extractor(format: &Format) -> Option<Box<dyn Extractor>> {
         DefinitionKind::InfluxLine => Box::<influx::LineProtocol>::default(),
         DefinitionKind::VictoriametricsExport => Box::new(victoria::Export),
         DefinitionKind::GcpTimeSeries => Box::new(gcp_monitoring::TimeSeries),
+        DefinitionKind::AzureMetrics => Box::new(azure_monitor::Metrics),
     })
 }
 
