@@ -390,8 +390,14 @@ impl Rules {
     }
 
     /// A metric's role by its exact name, else by its name with separators
-    /// and case made alike (see [`loose_metric_name`]).
+    /// and case made alike (see [`loose_metric_name`]), else by the name's
+    /// dotted suffixes (see [`dotted_suffixes`]).
     pub fn metric_role(&self, name: &str) -> Option<MetricRole> {
+        self.role_of(name)
+            .or_else(|| dotted_suffixes(name).find_map(|s| self.role_of(s)))
+    }
+
+    fn role_of(&self, name: &str) -> Option<MetricRole> {
         if let Some(r) = self.metric_roles.get(name) {
             return Some(*r);
         }
@@ -450,6 +456,18 @@ pub fn loose_metric_name(name: &str) -> Option<String> {
     Some(out)
 }
 
+/// The suffixes of a dotted metric path, longest first, each of at least
+/// two segments: Graphite and StatsD put the host or the environment in
+/// front of the metric (`servers.api-1.hikaricp.connections.active` ->
+/// `api-1.hikaricp.connections.active`, `hikaricp.connections.active`,
+/// `connections.active`). A single last segment (`active`, `count`) says
+/// too little to stand for a metric.
+pub fn dotted_suffixes(name: &str) -> impl Iterator<Item = &str> {
+    name.match_indices('.')
+        .filter_map(move |(i, _)| name.get(i + 1..))
+        .filter(|s| s.contains('.'))
+}
+
 /// The loose-name map of [`Rules::metric_role`]: each listed name under its
 /// loose form (and its own, when already loose); a form two roles share maps to
 /// `None`.
@@ -472,6 +490,53 @@ fn loose_roles(exact: &BTreeMap<String, MetricRole>) -> BTreeMap<String, Option<
 mod tests {
     use super::*;
     use crate::formats::Catalogue;
+
+    /// Graphite paths carry a host or an environment before the metric:
+    /// the role is found on the path's dotted suffixes, never on its last
+    /// segment alone.
+    #[test]
+    fn a_dotted_path_has_the_role_of_its_metric_suffix() {
+        let rules = Catalogue::builtin().expect("catalogue").rules;
+        let cases = [
+            (
+                "servers.api-1.hikaricp.connections.active",
+                Some(MetricRole::DbConnectionsInUse),
+            ),
+            (
+                "prod.eu-1.servers.api-1.hikaricp.connections.pending",
+                Some(MetricRole::DbConnectionsWaiting),
+            ),
+            (
+                "stats.gauges.rabbitmq.queue.messages_ready",
+                Some(MetricRole::QueueDepth),
+            ),
+            // Influx `measurement_field` of a dotted measurement.
+            (
+                "servers.api-1.hikaricp.connections_max",
+                Some(MetricRole::DbConnectionsMax),
+            ),
+            ("servers.api-1.cpu.idle", None),
+            // `sv_active` is a role's name, but one segment says too little.
+            ("servers.db-1.sv_active", None),
+            ("active_connections", Some(MetricRole::DbConnectionsInUse)),
+            (
+                "cloudsql.googleapis.com/database/postgresql/num_backends",
+                Some(MetricRole::DbConnectionsInUse),
+            ),
+            (
+                "pubsub.googleapis.com/subscription/num_undelivered_messages",
+                Some(MetricRole::QueueDepth),
+            ),
+        ];
+        for (name, want) in cases {
+            assert_eq!(rules.metric_role(name), want, "{name}");
+        }
+        assert_eq!(
+            dotted_suffixes("a.b.c.d").collect::<Vec<_>>(),
+            vec!["b.c.d", "c.d"]
+        );
+        assert_eq!(dotted_suffixes("plain_name").count(), 0);
+    }
 
     /// Every `infra_members` sample in signals.json names the members it says.
     #[test]
