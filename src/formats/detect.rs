@@ -297,6 +297,74 @@ mod tests {
         }
     }
 
+    /// Whole files of each metric export, as the tools write them (one
+    /// document per line, pretty-printed, comments), are that export's.
+    #[test]
+    fn metric_exports_are_detected_whole() {
+        let cat = Catalogue::builtin().expect("catalogue");
+        let graphite_series = |host: u32| {
+            format!(
+                r#"{{"target": "servers.api-{host}.hikaricp.connections.active", "tags": {{"name": "servers.api-{host}.hikaricp.connections.active"}}, "datapoints": [[12.0, 1790841420], [null, 1790841430], [20.0, 1790841440]]}}"#
+            )
+        };
+        let graphite_one_line = format!("[{}, {}]", graphite_series(1), graphite_series(2));
+        let graphite_pretty = serde_json::to_string_pretty(
+            &serde_json::from_str::<Value>(&graphite_one_line).expect("json"),
+        )
+        .expect("json");
+        let gcp = r#"[{"metric":{"type":"cloudsql.googleapis.com/database/postgresql/num_backends"},"resource":{"type":"cloudsql_database","labels":{"database_id":"shop:orders-db"}},"metricKind":"GAUGE","valueType":"INT64","points":[{"interval":{"startTime":"2026-10-01T07:59:00Z","endTime":"2026-10-01T07:59:00Z"},"value":{"int64Value":"98"}}]}]"#;
+        let gcp_pretty =
+            serde_json::to_string_pretty(&serde_json::from_str::<Value>(gcp).expect("json"))
+                .expect("json");
+        let azure = r#"{"cost":0,"interval":"PT1M","value":[{"id":"/subscriptions/s/resourceGroups/rg/providers/Microsoft.DBforPostgreSQL/flexibleServers/orders-db/providers/Microsoft.Insights/metrics/active_connections","name":{"value":"active_connections","localizedValue":"Active Connections"},"timeseries":[{"metadatavalues":[],"data":[{"timeStamp":"2026-10-01T07:58:00Z","average":41.0}]}],"unit":"Count"}]}"#;
+        let azure_pretty =
+            serde_json::to_string_pretty(&serde_json::from_str::<Value>(azure).expect("json"))
+                .expect("json");
+        let influx = (0..20)
+            .map(|i| format!("cpu,cpu=cpu-total,host=api-1 usage_user={}.5,usage_idle=20i 17908414{i:02}000000000", 50 + i))
+            .chain(["# DML".to_string(), "mem,host=api-1 used_percent=63.2".to_string()])
+            .collect::<Vec<_>>()
+            .join("\n");
+        let victoria = (0..5)
+            .map(|i| format!(r#"{{"metric":{{"__name__":"hikaricp_connections_active","instance":"10.0.3.{i}:8080"}},"values":[12,"NaN",20],"timestamps":[1790841420000,1790841435000,1790841450000]}}"#))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let cases = [
+            ("graphite_render", graphite_one_line.clone()),
+            ("graphite_render", graphite_pretty),
+            ("gcp_time_series", gcp.to_string()),
+            ("gcp_time_series", gcp_pretty),
+            ("azure_metrics", azure.to_string()),
+            ("azure_metrics", azure_pretty),
+            ("influx_line_protocol", influx),
+            ("victoriametrics_export", victoria),
+        ];
+        for (want, text) in cases {
+            let head: Vec<String> = text.lines().map(str::to_string).collect();
+            let (det, scores) = detect(&cat, &head);
+            let det = det.unwrap_or_else(|| panic!("{want}: refused: {scores:?}"));
+            assert_eq!(cat.formats[det.format].name(), want, "{text}");
+        }
+    }
+
+    /// Regression: a Graphite response of exactly two series is a
+    /// two-item array, the shape of a Fluent Bit `[time, {record}]` event,
+    /// and the envelope read it (without a time) before Graphite's reader
+    /// existed: it must not read it at all.
+    #[test]
+    fn a_graphite_response_of_two_series_is_no_fluent_bit_event() {
+        let cat = Catalogue::builtin().expect("catalogue");
+        let head = vec![r#"[{"target": "a.b", "datapoints": [[1.0, 1790841420]]}, {"target": "a.c", "datapoints": [[2.0, 1790841420]]}]"#.to_string()];
+        let (_, scores) = detect(&cat, &head);
+        let fluentbit = cat
+            .formats
+            .iter()
+            .position(|f| f.name() == "fluentbit_records")
+            .expect("fluentbit_records");
+        let score = scores.iter().find(|(i, _)| *i == fluentbit).map(|s| s.1);
+        assert_eq!(score, Some(0.0));
+    }
+
     /// Regression: a Splunk XML export of statistics rows only (no `_raw`,
     /// no `_time`) is Splunk's, its rows skipped by the `skip` rule, and not
     /// refused as no format.
