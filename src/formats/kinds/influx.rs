@@ -16,7 +16,11 @@
 //! one written in seconds, milliseconds or microseconds (`-precision`) is
 //! told by its magnitude when parsed. A line without one has no time of its
 //! own: it is parsed, counted as unplaced, and gives no record. `#` lines
-//! are comments.
+//! are comments (free ones once a point or an `influx_inspect export`
+//! header was read), and the export's `CREATE DATABASE` lines hold no
+//! point. A measurement must be named as writers name them (a letter
+//! or `_` first): a log line's first word is a time or a `key=value` pair,
+//! and is refused before its `name=number` words are taken for fields.
 //!
 //! ```text
 //! cpu,host=web-1,cpu=cpu-total usage_user=71.5,usage_idle=20.25 1790841480000000000
@@ -33,7 +37,23 @@ use crate::formats::compile::Fields;
 pub struct LineProtocol {
     /// The last line was a point without a timestamp.
     unplaced: bool,
+    /// A point or an export's header was read: free comments count as
+    /// line protocol only after one (a file of `#` lines is not a metric
+    /// export).
+    seen: bool,
+    /// Inside the `# DDL` section of an `influx_inspect export` file, whose
+    /// `CREATE DATABASE` statements hold no point.
+    ddl: bool,
 }
+
+/// The comments `influx_inspect export` writes around its points.
+const EXPORT_HEADERS: [&str; 5] = [
+    "INFLUXDB EXPORT:",
+    "DDL",
+    "DML",
+    "CONTEXT-DATABASE:",
+    "CONTEXT-RETENTION-POLICY:",
+];
 
 impl Extractor for LineProtocol {
     fn line<'a>(&mut self, line: &'a str) -> Result<Vec<Fields<'a>>, Skip> {
@@ -42,10 +62,14 @@ impl Extractor for LineProtocol {
         if t.is_empty() {
             return Err(BLANK);
         }
-        if t.starts_with('#') {
+        if let Some(comment) = t.strip_prefix('#') {
+            return self.comment(comment.trim_start());
+        }
+        if self.ddl && t.starts_with("CREATE ") {
             return Ok(Vec::new());
         }
         let point = point(t)?;
+        self.seen = true;
         let Some(ts) = point.ts else {
             self.unplaced = true;
             return Ok(Vec::new());
@@ -70,6 +94,18 @@ impl Extractor for LineProtocol {
     }
 }
 
+impl LineProtocol {
+    fn comment<'a>(&mut self, c: &str) -> Result<Vec<Fields<'a>>, Skip> {
+        if EXPORT_HEADERS.iter().any(|h| c.starts_with(h)) {
+            self.seen = true;
+            self.ddl = c.starts_with("DDL") || (self.ddl && !c.starts_with("DML"));
+        } else if !self.seen {
+            return Err("a comment before any point");
+        }
+        Ok(Vec::new())
+    }
+}
+
 type Pair<'a> = (Cow<'a, str>, Cow<'a, str>);
 
 /// One line, taken apart: numeric fields only, names unescaped.
@@ -91,8 +127,7 @@ fn point(t: &str) -> Result<Point<'_>, Skip> {
 
     let mut parts = split_unescaped(key, b',', false).into_iter();
     let measurement = parts.next().unwrap_or_default();
-    // `key=value` before the first space is a logfmt pair, not a measurement.
-    if measurement.is_empty() || find_unescaped(measurement, b'=').is_some() {
+    if !name_like(measurement) {
         return Err("not a line-protocol measurement");
     }
     if ts.is_some_and(|ts| {
@@ -155,6 +190,31 @@ fn field_number(v: &str) -> Result<Option<&str>, Skip> {
         Ok(f) if f.is_finite() => Ok(Some(v)),
         _ => Err("field value is not a number, a string or a boolean"),
     }
+}
+
+/// Whether a measurement is named as writers name them: a letter or `_`,
+/// then letters, digits, `_ . - / :` and escaped characters (`cpu`,
+/// `hikaricp_connections_active`, `servers.api-1.pool`, `disk\ io`). The
+/// protocol allows any text, but a log line's first word is a time
+/// (`20171223-22:15:29:606|Step_LSC|...`) or holds `key=value` (logfmt),
+/// and its `name=number` words would read as fields of a point.
+fn name_like(measurement: &str) -> bool {
+    let mut bytes = measurement.bytes();
+    if !bytes
+        .next()
+        .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
+    {
+        return false;
+    }
+    let mut escaped = false;
+    bytes.all(|b| {
+        let ok = escaped
+            || b == b'\\'
+            || b.is_ascii_alphanumeric()
+            || matches!(b, b'_' | b'.' | b'-' | b'/' | b':');
+        escaped = !escaped && b == b'\\';
+        ok
+    })
 }
 
 /// `key=value` at the first unescaped `=`.
@@ -246,7 +306,7 @@ mod tests {
     #[test]
     fn points() {
         type Case = (&'static str, &'static str, Result<Vec<&'static str>, Skip>);
-        let cases: [Case; 12] = [
+        let cases: [Case; 13] = [
             (
                 "Telegraf cpu: measurement_field, tags as labels",
                 "cpu,cpu=cpu-total,host=web-1 usage_user=71.5,usage_idle=20.25 1790841480000000000",
@@ -288,9 +348,14 @@ mod tests {
                 Err("not a line-protocol measurement"),
             ),
             (
+                "an app log line whose words read as fields",
+                "20171223-22:15:29:645|Step_ExtSDM|30002312|calculateCaloriesWithCache totalCalories=126775",
+                Err("not a line-protocol measurement"),
+            ),
+            (
                 "a plain log line",
                 "2026-10-01T07:58:00Z pool timeout after 30000ms",
-                Err("timestamp is not an integer"),
+                Err("not a line-protocol measurement"),
             ),
             (
                 "a time that is no integer",
@@ -324,13 +389,44 @@ mod tests {
         let mut lp = LineProtocol::default();
         assert_eq!(lp.line("mem,host=a used=1").map(|r| r.len()), Ok(0));
         assert!(lp.unplaced().is_some());
-        assert_eq!(lp.line("# comment").map(|r| r.len()), Ok(0));
+        assert_eq!(lp.line("# a free comment").map(|r| r.len()), Ok(0));
         assert!(lp.unplaced().is_none());
         assert_eq!(
             lp.line("mem,host=a used=1 1790841480").map(|r| r.len()),
             Ok(1)
         );
         assert!(lp.unplaced().is_none());
+    }
+
+    /// An export's header and DDL are read without a record; a free
+    /// comment only counts after a point (a file of `#` lines is no export).
+    #[test]
+    fn comments_and_an_export_header() {
+        let mut lp = LineProtocol::default();
+        assert_eq!(
+            lp.line("# just a note").map(|r| r.len()),
+            Err("a comment before any point")
+        );
+        let export = [
+            "# INFLUXDB EXPORT: 1677-09-21T00:12:43Z - 2262-04-11T23:47:16Z",
+            "# DDL",
+            "CREATE DATABASE telegraf WITH NAME autogen",
+            "# DML",
+            "# CONTEXT-DATABASE:telegraf",
+            "# CONTEXT-RETENTION-POLICY:autogen",
+            "# writing tsm data",
+        ];
+        for line in export {
+            assert_eq!(lp.line(line).map(|r| r.len()), Ok(0), "{line}");
+        }
+        assert!(
+            lp.line("CREATE DATABASE x").is_err(),
+            "DDL ended at `# DML`"
+        );
+        assert_eq!(
+            lp.line("mem,host=a used=1 1790841480").map(|r| r.len()),
+            Ok(1)
+        );
     }
 
     #[test]
