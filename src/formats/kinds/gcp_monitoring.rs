@@ -42,8 +42,9 @@ impl Extractor for TimeSeries {
     }
 
     fn sniff(&self, head: &str) -> f64 {
-        let series = head.contains("\"timeSeries\"")
-            || (head.contains("\"metricKind\"") && head.contains("\"valueType\""));
+        // gcloud sorts keys: `valueType` comes after `points`, out of a
+        // head that holds many of them.
+        let series = head.contains("\"timeSeries\"") || head.contains("\"metricKind\"");
         if series && head.contains("\"points\"") {
             1.0
         } else {
