@@ -490,14 +490,24 @@ pub fn find(span: Span, flags: &Flags) -> Option<Incident> {
             })
             .sum()
     };
+    let qualifies = |c: &(usize, usize, usize)| {
+        (c.1 - c.0) as i64 + 1 >= MIN_INCIDENT_SECS
+            && c.2 >= MIN_SYMPTOM_SECS
+            && !latency_of_one_window(flags, c.0..c.1 + 1)
+    };
+    // Clusters too short to be an incident of their own still extend one
+    // they follow closely (a last pod failing its probes minutes before the
+    // rollback: deploy-leak draw 2501004 was said to be over, "and they
+    // stay there", three minutes before it), if they are more than a stray
+    // second.
     let qualifying: Vec<(usize, usize, usize)> = clusters
         .into_iter()
-        .filter(|c| (c.1 - c.0) as i64 + 1 >= MIN_INCIDENT_SECS && c.2 >= MIN_SYMPTOM_SECS)
-        .filter(|c| !latency_of_one_window(flags, c.0..c.1 + 1))
+        .filter(|c| qualifies(c) || c.2 >= MIN_SYMPTOM_SECS / 2)
         .collect();
     let best = qualifying
         .iter()
         .enumerate()
+        .filter(|(_, c)| qualifies(c))
         .max_by(|(_, a), (_, b)| weight(a).cmp(&weight(b)).then(b.0.cmp(&a.0)))
         .map(|(i, _)| i)?;
     // A relapse is the same incident: a service that is healthy for seven
@@ -513,6 +523,9 @@ pub fn find(span: Span, flags: &Flags) -> Option<Incident> {
     // its last 90 s).
     let joins = |a: &(usize, usize, usize), b: &(usize, usize, usize)| {
         let gap = b.0.saturating_sub(a.1);
+        if !qualifies(a) || !qualifies(b) {
+            return gap <= RELAPSE_SECS;
+        }
         let shorter = (a.1 - a.0 + 1).min(b.1 - b.0 + 1);
         gap <= shorter.max(RELAPSE_SECS)
     };
@@ -525,12 +538,20 @@ pub fn find(span: Span, flags: &Flags) -> Option<Incident> {
     let (mut before, mut after) = (before.iter().rev().peekable(), after.iter().peekable());
     loop {
         let mut grew = false;
-        if let Some(prev) = before.next_if(|prev| joins(prev, &whole)) {
+        // Before the incident only waves of their own count: a short
+        // precursor is no onset. After it a short cluster counts too: the
+        // service is not back while symptoms return.
+        if let Some(prev) = before.next_if(|prev| qualifies(prev) && joins(prev, &whole)) {
             whole.0 = prev.0;
+            grew = true;
+        } else if before.next_if(|prev| !qualifies(prev)).is_some() {
+            // A short cluster hides none behind it.
             grew = true;
         }
         if let Some(next) = after.next_if(|next| joins(&whole, next)) {
             whole.1 = next.1;
+            grew = true;
+        } else if after.next_if(|next| !qualifies(next)).is_some() {
             grew = true;
         }
         if !grew {
@@ -957,6 +978,17 @@ mod tests {
         assert_eq!((inc.onset, inc.recovered), (1000, 1800));
         let inc = incident_of_failures(&[1000..1090, 1450..1800]);
         assert_eq!((inc.onset, inc.recovered), (1450, 1800));
+        // Forty seconds of failures three minutes after: not over yet. A
+        // stray few seconds are no wave; twelve far off hide no relapse.
+        let inc = incident_of_failures(&[1000..1300, 1480..1520]);
+        assert_eq!((inc.onset, inc.recovered), (1000, 1520));
+        let inc = incident_of_failures(&[1000..1300, 1480..1485]);
+        assert_eq!((inc.onset, inc.recovered), (1000, 1300));
+        let inc = incident_of_failures(&[1000..1800, 2150..2162, 2500..3300]);
+        assert_eq!((inc.onset, inc.recovered), (1000, 3300));
+        // Forty seconds three minutes before are a precursor, not the onset.
+        let inc = incident_of_failures(&[1000..1040, 1220..1800]);
+        assert_eq!((inc.onset, inc.recovered), (1220, 1800));
     }
 
     #[test]

@@ -19,7 +19,10 @@
 //!   5. nothing succeeded in it while >= 10 successes were expected from the ordinary rate.
 //! - Symptom windows less than 120 s apart form one *cluster*. A cluster is *significant*
 //!   when it spans >= 90 s. The *incident* runs from the first to the last significant
-//!   cluster that ends after the fault began (the blips' clusters come before it).
+//!   cluster that ends after the fault began (the blips' clusters come before it),
+//!   widened over clusters of two windows or more that began after the fault, are no
+//!   blip's, and lie less than 5 minutes from it (a relapse, or an instance killed before
+//!   the wave).
 //! - *Onset*: the first symptom event (a fault failure's start, a pool wait's start, a probe
 //!   failure or kill) in the incident's first window, or its start when only latency flagged it;
 //!   when the fault is a client's behaviour change that ran into it within 180 s, the change.
@@ -34,6 +37,8 @@ use super::super::scenarios::Draw;
 use super::super::sim::{Ground, ReqTruth};
 
 pub const W: Ms = 10_000;
+/// Fault symptom clusters closer than this to the incident belong to it.
+const RELAPSE: Ms = 300_000;
 
 pub fn is_api(r: &Request) -> bool {
     matches!(r.kind, ReqKind::Api | ReqKind::Websocket | ReqKind::Login)
@@ -232,7 +237,42 @@ pub fn measure(d: &Draw, w: &World, g: &Ground) -> Symptoms {
         .iter()
         .filter(|c| c.2 && start + (c.1 as Ms + 1) * W > fault)
         .collect();
-    if let (Some(first), Some(last)) = (inc.first(), inc.last()) {
+    // A short cluster (two windows or more) of the fault's own symptoms (an instance killed
+    // with its pool full, a last wave after the pods restarted) within 5 minutes of the
+    // incident is part of it:
+    // a service is not recovered minutes before its next failure (deploy-leak draws 2501012
+    // and 2501017 dropped such waves for spanning 80 s and 20 s).
+    let first = inc.first().map(|c| s.clusters.iter().position(|x| x == *c));
+    let last = inc.last().map(|c| s.clusters.iter().position(|x| x == *c));
+    let (first, last) = match (first.flatten(), last.flatten()) {
+        (Some(mut f), Some(mut l)) => {
+            // One window alone is a straggler (a last failure, a kill), not a wave.
+            let fault_s = |c: &(usize, usize, bool)| {
+                let (a, b) = (start + c.0 as Ms * W, start + (c.1 as Ms + 1) * W);
+                c.1 > c.0
+                    && a >= fault - W
+                    && !d
+                        .intent
+                        .blips
+                        .iter()
+                        .any(|x| b > x.start - 60_000 && a < x.end + 120_000)
+            };
+            let near = |a: usize, b: usize| (b as Ms - a as Ms - 1) * W < RELAPSE;
+            while f > 0 && fault_s(&s.clusters[f - 1]) && near(s.clusters[f - 1].1, s.clusters[f].0)
+            {
+                f -= 1;
+            }
+            while l + 1 < s.clusters.len()
+                && fault_s(&s.clusters[l + 1])
+                && near(s.clusters[l].1, s.clusters[l + 1].0)
+            {
+                l += 1;
+            }
+            (Some(s.clusters[f]), Some(s.clusters[l]))
+        }
+        _ => (None, None),
+    };
+    if let (Some(first), Some(last)) = (first.as_ref(), last.as_ref()) {
         // Symptoms before the fault belong to the baseline's noise, not to the incident.
         let mut a = first.0;
         while a < first.1 && start + (a as Ms + 1) * W <= fault - W {
