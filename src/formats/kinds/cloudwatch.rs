@@ -162,21 +162,11 @@ fn statistics<'a>(label: &'a str, points: &'a [Value]) -> Vec<Fields<'a>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::formats::role::Role;
 
     fn summary(line: &str) -> Result<Vec<String>, Skip> {
-        Metrics.line(line).map(|recs| {
-            recs.iter()
-                .map(|r| {
-                    format!(
-                        "{} {} {}",
-                        r.get(Role::Ts).unwrap_or(""),
-                        r.get(Role::Series).unwrap_or(""),
-                        r.get(Role::Value).unwrap_or("")
-                    )
-                })
-                .collect()
-        })
+        Metrics
+            .line(line)
+            .map(|recs| super::super::point_summary(&recs))
     }
 
     #[test]

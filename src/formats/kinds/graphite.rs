@@ -115,21 +115,11 @@ fn host_segment(target: &str) -> Option<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::formats::role::Role;
 
     fn summary(line: &str) -> Result<Vec<String>, Skip> {
-        Render.line(line).map(|recs| {
-            recs.iter()
-                .map(|r| {
-                    format!(
-                        "{} {} {}",
-                        r.get(Role::Ts).unwrap_or(""),
-                        r.get(Role::Series).unwrap_or(""),
-                        r.get(Role::Value).unwrap_or("")
-                    )
-                })
-                .collect()
-        })
+        Render
+            .line(line)
+            .map(|recs| super::super::point_summary(&recs))
     }
 
     #[test]

@@ -219,6 +219,21 @@ pub(crate) fn json_document_line(
     Ok(records(&doc)?.into_iter().map(Fields::into_owned).collect())
 }
 
+/// Each metric record as `ts series value`, for the kinds' tests.
+#[cfg(test)]
+pub(crate) fn point_summary(recs: &[Fields<'_>]) -> Vec<String> {
+    recs.iter()
+        .map(|r| {
+            format!(
+                "{} {} {}",
+                r.get(Role::Ts).unwrap_or(""),
+                r.get(Role::Series).unwrap_or(""),
+                r.get(Role::Value).unwrap_or("")
+            )
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
