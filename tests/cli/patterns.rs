@@ -297,26 +297,28 @@ fn a_queue_that_fills_faster_than_it_drains_is_backlog_growth() {
     assert!(confidence_of(&f, "backlog_growth") >= 0.5, "{f:?}");
 }
 
-#[test]
-fn clients_reconnecting_all_at_once_after_an_outage_are_a_thundering_herd() {
-    let d = dir("herd");
+/// 20 minutes of ten API requests a second (`status(sec, k)`) beside
+/// `handshakes(sec)` websocket upgrades a second on `/cable`, each from its
+/// own client, and whatever `more` writes each second.
+fn websocket_log(
+    status: impl Fn(u64, u64) -> u16,
+    handshakes: impl Fn(u64) -> u64,
+    more: impl Fn(u64, &mut String),
+) -> String {
     let mut out = String::new();
     for sec in 0..1200u64 {
-        let down = (600..660).contains(&sec);
         for k in 0..10u64 {
-            let status = if down { 502 } else { 200 };
             let _ = writeln!(
                 out,
-                "192.0.2.{} - - [{}] \"GET /api/v1/accounts/acct-{}/runs/{sec} HTTP/1.1\" {status} 512 \"-\" \"client/1\" 0.040 10.0.0.{}:8080",
+                "192.0.2.{} - - [{}] \"GET /api/v1/accounts/acct-{}/runs/{sec} HTTP/1.1\" {} 512 \"-\" \"client/1\" 0.040 10.0.0.{}:8080",
                 k + 1,
                 clf_time(sec),
                 k % 7,
+                status(sec, k),
                 k % 3 + 1
             );
         }
-        // Websocket handshakes: one a second as usual, thirty a second right after the outage.
-        let handshakes = if (660..780).contains(&sec) { 30 } else { 1 };
-        for h in 0..handshakes {
+        for h in 0..handshakes(sec) {
             let _ = writeln!(
                 out,
                 "198.51.{}.{} - - [{}] \"GET /cable HTTP/1.1\" 101 0 \"-\" \"Mozilla/5.0\" 0.002 10.0.0.1:8080",
@@ -325,20 +327,35 @@ fn clients_reconnecting_all_at_once_after_an_outage_are_a_thundering_herd() {
                 clf_time(sec)
             );
         }
-        // During the outage, a few logins where there are usually none: a
-        // larger ratio to its usual rate (chosen by it, the herd was these
-        // logins), but a handful of clients, not a herd.
-        if (610..620).contains(&sec) {
-            for k in 0..4 {
-                let _ = writeln!(
-                    out,
-                    "203.0.113.{} - - [{}] \"POST /login HTTP/1.1\" 200 0 \"-\" \"Mozilla/5.0\" 0.030 10.0.0.2:8080",
-                    (sec * 4 + k) % 250,
-                    clf_time(sec)
-                );
-            }
-        }
+        more(sec, &mut out);
     }
+    out
+}
+
+#[test]
+fn clients_reconnecting_all_at_once_after_an_outage_are_a_thundering_herd() {
+    let d = dir("herd");
+    // Websocket handshakes: one a second as usual, thirty a second right
+    // after the outage.
+    let out = websocket_log(
+        |sec, _| if (600..660).contains(&sec) { 502 } else { 200 },
+        |sec| if (660..780).contains(&sec) { 30 } else { 1 },
+        |sec, out| {
+            // During the outage, a few logins where there are usually none:
+            // a larger ratio to its usual rate (chosen by it, the herd was
+            // these logins), but a handful of clients, not a herd.
+            if (610..620).contains(&sec) {
+                for k in 0..4 {
+                    let _ = writeln!(
+                        out,
+                        "203.0.113.{} - - [{}] \"POST /login HTTP/1.1\" 200 0 \"-\" \"Mozilla/5.0\" 0.030 10.0.0.2:8080",
+                        (sec * 4 + k) % 250,
+                        clf_time(sec)
+                    );
+                }
+            }
+        },
+    );
     fs::write(d.join("access.log"), out).expect("write");
     let f = findings_of(&d);
     assert!(confidence_of(&f, "thundering_herd") >= 0.5, "{f:?}");
@@ -361,31 +378,17 @@ fn clients_reconnecting_all_at_once_after_an_outage_are_a_thundering_herd() {
 #[test]
 fn a_storm_when_a_circuit_breaker_opened_is_told_with_it() {
     let d = dir("breaker-herd");
-    let mut out = String::new();
-    for sec in 0..1200u64 {
-        let failing = (600..780).contains(&sec);
-        for k in 0..10u64 {
-            let status = if failing && k % 2 == 0 { 503 } else { 200 };
-            let _ = writeln!(
-                out,
-                "192.0.2.{} - - [{}] \"GET /api/v1/accounts/acct-{}/runs/{sec} HTTP/1.1\" {status} 512 \"-\" \"client/1\" 0.040 10.0.0.{}:8080",
-                k + 1,
-                clf_time(sec),
-                k % 7,
-                k % 3 + 1
-            );
-        }
-        let handshakes = if (660..760).contains(&sec) { 30 } else { 1 };
-        for h in 0..handshakes {
-            let _ = writeln!(
-                out,
-                "198.51.{}.{} - - [{}] \"GET /cable HTTP/1.1\" 101 0 \"-\" \"Mozilla/5.0\" 0.002 10.0.0.1:8080",
-                h % 200,
-                sec % 250,
-                clf_time(sec)
-            );
-        }
-    }
+    let out = websocket_log(
+        |sec, k| {
+            if (600..780).contains(&sec) && k % 2 == 0 {
+                503
+            } else {
+                200
+            }
+        },
+        |sec| if (660..760).contains(&sec) { 30 } else { 1 },
+        |_, _| {},
+    );
     fs::write(d.join("access.log"), out).expect("write");
     let app = [
         (655, "CircuitBreaker 'db' changed state from CLOSED to OPEN"),
