@@ -32,6 +32,10 @@ pub struct Circuit {
     pub instances: usize,
     /// The first closing after the opening: second and line.
     pub closed: Option<(i64, Origin)>,
+    /// Opening lines after that closing (the breaker opened again), and the
+    /// second of the last.
+    pub reopened: u32,
+    pub last_opened: i64,
 }
 
 /// The first opening in `near`, if a breaker opened there.
@@ -67,6 +71,11 @@ pub fn circuit(agg: &Aggregates, near: Span) -> Option<Circuit> {
         .filter(|(_, s, _)| *s >= first && *s < near.end)
         .map(|(_, s, c)| (s, c.first))
         .min();
+    let again: u32 = opened
+        .iter()
+        .filter(|(_, s, _)| closed.is_some_and(|(c, _)| *s > c))
+        .map(|(_, _, c)| c.count)
+        .sum();
     Some(Circuit {
         opened: first,
         origin,
@@ -74,6 +83,8 @@ pub fn circuit(agg: &Aggregates, near: Span) -> Option<Circuit> {
         lines,
         instances: instances.len(),
         closed,
+        reopened: again,
+        last_opened: opened.iter().map(|(_, s, _)| *s).max().unwrap_or(first),
     })
 }
 
@@ -115,6 +126,15 @@ mod tests {
         assert_eq!((c.opened, c.lines, c.instances), (1_000, 2, 2));
         assert_eq!(c.message, open);
         assert_eq!(c.closed.map(|x| x.0), Some(1_200));
+        assert_eq!((c.reopened, c.last_opened), (0, 1_001));
         assert_eq!(circuit(&agg, Span::new(1_500, 2_000)), None);
+        // Three opening lines after it closed, two of them in one second.
+        let mut agg = agg;
+        log(&mut agg, 1_300, "api-1", open, Signal::CircuitOpened);
+        log(&mut agg, 1_300, "api-2", open, Signal::CircuitOpened);
+        log(&mut agg, 1_450, "api-2", open, Signal::CircuitOpened);
+        agg.finish();
+        let c = circuit(&agg, Span::new(900, 2_000)).expect("an opening");
+        assert_eq!((c.reopened, c.last_opened, c.lines), (3, 1_450, 5));
     }
 }

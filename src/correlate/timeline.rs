@@ -478,11 +478,23 @@ fn circuit(a: &Analysis) -> Vec<TimelineEntry> {
         sources: vec![a.source(c.origin)],
     }];
     if let Some((s, o)) = c.closed {
+        // A breaker that reopens was not over when it first closed.
+        let again = match c.reopened {
+            0 => String::new(),
+            1 => format!(
+                "; it opens again at {}",
+                crate::zone::clock(c.last_opened * 1000)
+            ),
+            n => format!(
+                "; it opens again later: {n} more opening lines, the last at {}",
+                crate::zone::clock(c.last_opened * 1000)
+            ),
+        };
         out.push(TimelineEntry {
             ts: s * 1000,
             kind: TimelineKind::CircuitClosed,
             text: format!(
-                "The circuit breaker closes again ({} s after it opened)",
+                "The circuit breaker closes ({} s after it opened){again}",
                 s - c.opened
             ),
             sources: vec![a.source(o)],

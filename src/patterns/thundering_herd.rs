@@ -111,8 +111,15 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
                     "Clients stormed `{route}`{} ({ratio:.0}x its usual rate)",
                     if ends.contains(&end) {
                         " as the service came back"
-                    } else if breaker(end).is_some() {
-                        " when a circuit breaker opened"
+                    } else if let Some(c) = breaker(end) {
+                        // Logged after the storm's first second, it opened
+                        // about when the storm began: which came first is
+                        // within the sources' clock difference.
+                        if end - c.opened < 0 {
+                            " as a circuit breaker opened"
+                        } else {
+                            " after a circuit breaker opened"
+                        }
                     } else {
                         ""
                     }
@@ -140,7 +147,10 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
                             match end - c.opened {
                                 0 => "the second the storm began".to_string(),
                                 d if d > 0 => format!("{d} s before the storm"),
-                                d => format!("{} s after the storm's first second, as its log stamps it", -d),
+                                d => format!(
+                                    "its line stamped {} s after the storm's first request: which came first is within the few seconds two sources' clocks can differ",
+                                    -d
+                                ),
                             }
                         ),
                         a.source(c.origin),

@@ -391,7 +391,7 @@ fn a_storm_when_a_circuit_breaker_opened_is_told_with_it() {
     );
     fs::write(d.join("access.log"), out).expect("write");
     let app = [
-        (655, "CircuitBreaker 'db' changed state from CLOSED to OPEN"),
+        (640, "CircuitBreaker 'db' changed state from CLOSED to OPEN"),
         (715, "CircuitBreaker 'db' changed state from OPEN to HALF_OPEN"),
         (716, "CircuitBreaker 'db' changed state from HALF_OPEN to CLOSED"),
     ]
@@ -412,7 +412,7 @@ fn a_storm_when_a_circuit_breaker_opened_is_told_with_it() {
     let herd = findings.iter().find(|x| x["pattern"] == "thundering_herd");
     let title = herd.and_then(|x| x["title"].as_str()).unwrap_or_default();
     assert!(
-        title.contains("when a circuit breaker opened"),
+        title.contains("after a circuit breaker opened"),
         "{findings:?}"
     );
     let kinds: Vec<(&str, &str)> = r["timeline"]
@@ -425,7 +425,7 @@ fn a_storm_when_a_circuit_breaker_opened_is_told_with_it() {
     assert_eq!(
         kinds,
         [
-            ("circuit_opened", "2026-10-01T07:10:55Z"),
+            ("circuit_opened", "2026-10-01T07:10:40Z"),
             ("circuit_closed", "2026-10-01T07:11:56Z")
         ],
         "{}",
