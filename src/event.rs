@@ -181,6 +181,9 @@ pub enum Signal {
     CircuitOpened,
     /// A circuit breaker closed again.
     CircuitClosed,
+    /// A pool reports a connection held past its leak threshold (or
+    /// abandoned, or collected without being returned).
+    ConnectionLeak,
 }
 
 /// The version a start-up line names (`Starting orders-api v4.18.3`), by

@@ -15,6 +15,7 @@
 //!   -> Circuit { opened: 10:23:29, lines: 2, instances: 2, closed: Some(10:26:31) }
 //! ```
 
+use super::signal_lines::signal_lines;
 use crate::aggregate::{Aggregates, Span};
 use crate::event::{Origin, Signal};
 
@@ -40,51 +41,28 @@ pub struct Circuit {
 
 /// The first opening in `near`, if a breaker opened there.
 pub fn circuit(agg: &Aggregates, near: Span) -> Option<Circuit> {
-    let opened: Vec<_> = agg
-        .signal_counts(Signal::CircuitOpened)
-        .into_iter()
-        .filter(|(_, s, _)| near.contains(*s))
-        .collect();
-    let (_, first, c) = opened.iter().min_by_key(|(_, s, c)| (*s, c.first))?;
-    let (first, origin) = (*first, c.first);
-    let lines = opened.iter().map(|(_, _, c)| c.count).sum();
-    let mut instances: Vec<&str> = opened
-        .iter()
-        .map(|(i, _, _)| i.as_str())
-        .filter(|i| !i.is_empty())
-        .collect();
-    instances.sort_unstable();
-    instances.dedup();
-    // The line itself where it is the earliest the logs kept; else the
-    // first second's origin speaks for it, quoted by the source.
-    let message = agg
-        .signal_quotes(Signal::CircuitOpened)
-        .into_iter()
-        .map(|(_, q)| q)
-        .filter(|q| q.ts.div_euclid(1000) == first)
-        .min_by_key(|q| (q.ts, q.origin))
-        .map(|q| q.message)
-        .unwrap_or_default();
+    let opened = signal_lines(agg, Signal::CircuitOpened, near)?;
     let closed = agg
         .signal_counts(Signal::CircuitClosed)
         .into_iter()
-        .filter(|(_, s, _)| *s >= first && *s < near.end)
+        .filter(|(_, s, _)| *s >= opened.first && *s < near.end)
         .map(|(_, s, c)| (s, c.first))
         .min();
     let again: u32 = opened
+        .seconds
         .iter()
-        .filter(|(_, s, _)| closed.is_some_and(|(c, _)| *s > c))
-        .map(|(_, _, c)| c.count)
+        .filter(|(s, _)| closed.is_some_and(|(c, _)| *s > c))
+        .map(|(_, n)| n)
         .sum();
     Some(Circuit {
-        opened: first,
-        origin,
-        message,
-        lines,
-        instances: instances.len(),
+        opened: opened.first,
+        origin: opened.origin,
+        message: opened.message,
+        lines: opened.lines,
+        instances: opened.instances,
         closed,
         reopened: again,
-        last_opened: opened.iter().map(|(_, s, _)| *s).max().unwrap_or(first),
+        last_opened: opened.last,
     })
 }
 

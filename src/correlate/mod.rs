@@ -16,10 +16,12 @@ pub mod circuit;
 pub mod coverage;
 pub mod identity;
 mod instances;
+pub mod leak_reports;
 mod onset;
 mod pool;
 pub mod scaling;
 pub mod scan;
+pub mod signal_lines;
 mod split;
 pub mod stats;
 pub mod throughput;
@@ -106,6 +108,9 @@ pub struct Analysis {
     pub pool: PoolState,
     /// A circuit breaker's first opening near the incident.
     pub circuit: Option<circuit::Circuit>,
+    /// A pool's reports of leaked connections before and in the incident,
+    /// where none came in the half-hour before those.
+    pub leak_reports: Option<signal_lines::SignalLines>,
     pub health: HealthState,
     pub history: InstanceHistory,
     /// Runs (start, end) of seconds with requests expected and none served.
@@ -376,6 +381,7 @@ pub fn correlate(agg: &Aggregates, opts: &CorrelateOptions) -> Result<Analysis, 
         });
     a.latency_start = (window.start..window.end).find(|&s| at(&flags.latency, s));
     a.circuit = circuit::circuit(agg, Span::new(window.start - onset::MERGE_GAP, window.end));
+    a.leak_reports = leak_reports::leak_reports(agg, window);
     a.health = health_state(&health, span, window, range);
     a.outages = outages(
         &a.totals,

@@ -36,6 +36,9 @@ pub enum TimelineKind {
     CircuitOpened,
     /// It closed again.
     CircuitClosed,
+    /// A pool reported leaked connections (added to `report-json.md`'s
+    /// list, README.md).
+    ConnectionLeak,
     Recovered,
     Other,
 }
@@ -442,6 +445,7 @@ pub fn build(a: &Analysis) -> Vec<TimelineEntry> {
     }
 
     out.extend(circuit(a));
+    out.extend(leak_reports(a));
     out.extend(changes(a, near));
     out.extend(scale_outs(a, near));
 
@@ -466,11 +470,7 @@ fn circuit(a: &Analysis) -> Vec<TimelineEntry> {
     } else {
         format!(": \"{}\"", crate::redact::quote(&c.message, 120))
     };
-    let many = match (c.lines, c.instances) {
-        (1, _) => String::new(),
-        (n, 0 | 1) => format!(" ({n} such lines)"),
-        (n, i) => format!(" ({n} such lines on {i} instances)"),
-    };
+    let many = super::signal_lines::how_many(c.lines, c.instances);
     let mut out = vec![TimelineEntry {
         ts: c.opened * 1000,
         kind: TimelineKind::CircuitOpened,
@@ -501,6 +501,25 @@ fn circuit(a: &Analysis) -> Vec<TimelineEntry> {
         });
     }
     out
+}
+
+/// A pool's first report of a leaked connection, in its own words.
+fn leak_reports(a: &Analysis) -> Option<TimelineEntry> {
+    let l = a.leak_reports.as_ref()?;
+    let said = if l.message.is_empty() {
+        String::new()
+    } else {
+        format!(": \"{}\"", crate::redact::quote(&l.message, 120))
+    };
+    Some(TimelineEntry {
+        ts: l.first * 1000,
+        kind: TimelineKind::ConnectionLeak,
+        text: format!(
+            "The connection pool reports a leaked connection{said}{}",
+            super::signal_lines::how_many(l.lines, l.instances)
+        ),
+        sources: vec![a.source(l.origin)],
+    })
 }
 
 /// A restart this close to a deploy, rollback or scale change is part of it.

@@ -163,6 +163,7 @@ fn signal_named(name: &str) -> Option<Signal> {
         "upstream_failed" => Signal::UpstreamFailed,
         "circuit_opened" => Signal::CircuitOpened,
         "circuit_closed" => Signal::CircuitClosed,
+        "connection_leak" => Signal::ConnectionLeak,
         _ => return None,
     })
 }
@@ -801,6 +802,46 @@ mod tests {
                 "hystrix",
                 "com.netflix.hystrix.exception.HystrixRuntimeException: getUser short-circuited and is open",
                 Some(Signal::CircuitOpened),
+            ),
+            (
+                "hikaricp's leak detection",
+                "Connection leak detection triggered for org.postgresql.jdbc.PgConnection@5c1b2f41 on thread http-nio-8080-exec-7, stack trace follows",
+                Some(Signal::ConnectionLeak),
+            ),
+            (
+                "hikaricp's leaked connection returned is no leak",
+                "Previously reported leaked connection org.postgresql.jdbc.PgConnection@5c1b2f41 on thread http-nio-8080-exec-7 was returned to the pool (unleaked)",
+                None,
+            ),
+            (
+                "agroal (quarkus)",
+                "Datasource '<default>': Connection leak of io.agroal.pool.wrapper.ConnectionWrapper@6f1b8a2c",
+                Some(Signal::ConnectionLeak),
+            ),
+            (
+                "tomcat jdbc pool",
+                "Connection has been abandoned PooledConnection[org.postgresql.jdbc.PgConnection@1b2c3d4e]:java.lang.Exception",
+                Some(Signal::ConnectionLeak),
+            ),
+            (
+                "commons dbcp2",
+                "Pooled object created 2026-03-14 18:17:02 +0000 by the following code has not been returned to the pool:",
+                Some(Signal::ConnectionLeak),
+            ),
+            (
+                "c3p0",
+                "A checked-out resource is overdue, and will be destroyed: com.mchange.v2.c3p0.impl.NewPooledConnection@3f2a1b0c",
+                Some(Signal::ConnectionLeak),
+            ),
+            (
+                "sqlalchemy",
+                "The garbage collector is trying to clean up non-checked-in connection <AdaptedConnection <asyncpg.connection.Connection object at 0x7f3a>>, which will be dropped, as it cannot be safely terminated. Please ensure that SQLAlchemy pooled connections are returned to the pool explicitly",
+                Some(Signal::ConnectionLeak),
+            ),
+            (
+                "ironjacamar",
+                "IJ000100: Closing a connection for you. Please close them yourself: org.jboss.jca.adapters.jdbc.jdk8.WrappedConnectionJDK8@2a3b4c5d",
+                Some(Signal::ConnectionLeak),
             ),
             (
                 "a websocket opening is no breaker",

@@ -353,7 +353,28 @@ fn weigh<'a>(
         .span
         .filter(|_| !a.attribution.culprit && change.ts <= onset)
         .and_then(|span| super::leak::since(cx.agg, &a.totals, span, change.ts, onset));
-    let leaked = leak.is_some();
+    // For: the pool itself reporting connections held past its leak
+    // threshold, first after the change and before the onset, none in the
+    // half-hour before (`correlate::leak_reports`). A slow database makes
+    // every connection overdue too, but at the onset, not before it.
+    let reported = a.leak_reports.as_ref().filter(|l| {
+        !a.attribution.culprit && l.first * 1000 >= change.ts && l.first * 1000 <= onset
+    });
+    if let Some(l) = reported {
+        for_it += if leak.is_some() { 0.1 } else { 0.3 };
+        evidence.push(Evidence::new(
+            format!(
+                "the connection pool reported a leaked connection from {}, {} after the {what} and {} before the onset ({} such line{}, none in the half-hour before)",
+                clock(l.first * 1000),
+                minutes(l.first * 1000 - change.ts),
+                minutes(onset - l.first * 1000),
+                l.lines,
+                if l.lines == 1 { "" } else { "s" }
+            ),
+            a.source(l.origin),
+        ));
+    }
+    let leaked = leak.is_some() || reported.is_some();
     if let Some(l) = leak {
         for_it += 0.3;
         evidence.push(Evidence::new(

@@ -69,10 +69,12 @@ fn responders(e: &TimelineJson) -> bool {
 
 /// When the last instance that went down was back, if no restart came
 /// after it: in a crash loop whose later restarts the timeline sums up
-/// ("Restarts go on: 22 more ... until 19:34:43"), the last row "back up"
-/// is not the end of the restarts (a draft said the incident "ended with
-/// the restarted instances back, the last at 19:04:54" half an hour before
-/// the last crash).
+/// ("Restarts go on until 19:34:43 UTC: 22 more ..."), the last row "back
+/// up" is not the end of the restarts (a draft said the incident "ended
+/// with the restarted instances back, the last at 19:04:54" half an hour
+/// before the last crash). A synchronized restart's end is its last
+/// instance back: a leak's waves cleared by every pod restarting at the
+/// end (deploy-leak draw 2501012) ended with it, whatever the loop before.
 fn last_back(d: &Draft<'_>) -> Option<String> {
     if !(d.has("synchronized_restart") || d.has("crash_loop")) {
         return None;
@@ -82,15 +84,41 @@ fn last_back(d: &Draft<'_>) -> Option<String> {
         .iter()
         .filter(|e| e.kind == TimelineKind::Restart && e.text.contains("back up"))
         .map(|e| e.ts.clone())
+        // Its end is the window's where no instance was seen back: no end
+        // of the restarts then.
+        .chain(
+            d.finding("synchronized_restart")
+                .map(|f| f.end.clone())
+                .filter(|e| d.r.incident.recovered.as_ref().is_some_and(|r| e < r)),
+        )
         .max()?;
     let later_restart = tl.iter().any(|e| {
         matches!(
             e.kind,
             TimelineKind::Restart | TimelineKind::Crash | TimelineKind::AllInstancesRestarted
         ) && !e.text.contains("back up")
-            && (e.ts > back || e.text.starts_with("Restarts go on"))
+            && (e.ts > back
+                || restarts_until(e)
+                    .is_some_and(|u| secs_between(&back, &u).is_some_and(|s| s > 0)))
     });
     (!later_restart).then_some(back)
+}
+
+/// The last restart of a row that sums up the rest ("Restarts go on until
+/// 18:32:19 UTC: ..."), as a timestamp on the row's day (the next day
+/// where the clock went past midnight).
+fn restarts_until(e: &TimelineJson) -> Option<String> {
+    let rest = e.text.strip_prefix("Restarts go on")?;
+    let (_, after) = rest.split_once("until ")?;
+    let clock = chrono::NaiveTime::parse_from_str(after.get(..8)?, "%H:%M:%S").ok()?;
+    let row = chrono::DateTime::parse_from_rfc3339(&e.ts)
+        .ok()?
+        .naive_utc();
+    let mut at = row.date().and_time(clock);
+    if at < row {
+        at += chrono::Duration::days(1);
+    }
+    Some(at.format("%Y-%m-%dT%H:%M:%SZ").to_string())
 }
 
 /// When the culprit's surge (or slow requests) ended, if shortly before
@@ -145,12 +173,46 @@ fn settled(d: &Draft<'_>, a: &TimelineJson) -> bool {
         return false;
     };
     let soon = secs_between(&a.ts, rec).is_some_and(|s| s <= RECOVERED_WITHIN_S);
-    let dark_after =
-        d.r.impact
-            .full_outages
-            .iter()
-            .any(|o| secs_between(&a.ts, &o.end).is_some_and(|s| s > SERVED_AGAIN_WITHIN_S));
-    soon && !dark_after
+    soon && dark_after(d, a).is_none()
+}
+
+/// The longest time nothing was served that ended more than
+/// [`SERVED_AGAIN_WITHIN_S`] after the action.
+fn dark_after<'r>(d: &Draft<'r>, a: &TimelineJson) -> Option<&'r crate::report::SpanJson> {
+    d.r.impact
+        .full_outages
+        .iter()
+        .filter(|o| secs_between(&a.ts, &o.end).is_some_and(|s| s > SERVED_AGAIN_WITHIN_S))
+        .max_by_key(|o| secs_between(&o.start, &o.end).unwrap_or(0))
+}
+
+/// An unsettled action that came soon enough before recovery to have ended
+/// it, with the dark spell that leaves it uncertain: "perhaps the config
+/// change at 10:48:42 UTC (...), the last responder action, 10 min 23 s
+/// before recovery; ...". Relief for a database under a herd takes
+/// minutes to show while clients back off (herd draw 2501003 went dark for
+/// 4 min after the fix that ended it): said as a lead, never as the cause.
+fn perhaps(d: &Draft<'_>) -> Option<String> {
+    let a = action(d).filter(|a| !settled(d, a))?;
+    let rec = d.r.incident.recovered.as_ref()?;
+    let gap = secs_between(&a.ts, rec).filter(|s| *s <= RECOVERED_WITHIN_S)?;
+    let dark = dark_after(d, a)?;
+    let long = secs_between(&dark.start, &dark.end)?;
+    // The responders' reason where they gave one: the action's name says
+    // the rest ("the config change (config `web` (reason ...))" nested).
+    let what = match super::summary::stated_reason(&a.text) {
+        Some(why) => format!("reason given: \"{why}\""),
+        None => lower_first(a.text.trim_end_matches('.')),
+    };
+    Some(format!(
+        "perhaps {} at {} UTC ({what}), the last responder action, {} before recovery; the data cannot confirm it: nothing was served for {} after it ({}–{} UTC)",
+        action_name(a),
+        hms(&a.ts),
+        duration(gap),
+        duration(long),
+        hms(&dark.start),
+        hms(&dark.end)
+    ))
 }
 
 /// A responder's action by its kind: "the rollback", "the rate limit".
@@ -294,30 +356,58 @@ pub(crate) fn section(out: &mut String, d: &Draft<'_>) {
     }
     match ended(d) {
         Some(e) => {
-            let _ = writeln!(out, "- **What ended it:** {e}.");
+            // Restarts that ended it, and a rollback after them: the
+            // rollback is told, and why it mattered where the change leaked.
+            let later = action(d)
+                .filter(|a| settled(d, a))
+                .is_none()
+                .then(|| later_action(d))
+                .flatten();
+            let leak = d
+                .finding("deploy_regression")
+                .is_some_and(|f| f.title.contains("did not give them back"));
+            match later {
+                Some(l) if leak => {
+                    let _ = writeln!(
+                        out,
+                        "- **What ended it:** {e}. A restart empties a leaking pool without stopping the leak: {l}."
+                    );
+                }
+                Some(l) => {
+                    let _ = writeln!(out, "- **What ended it:** {e}; {l}.");
+                }
+                None => {
+                    let _ = writeln!(out, "- **What ended it:** {e}.");
+                }
+            }
         }
-        None => match unsettled(d) {
-            Some(u) => {
-                let _ = writeln!(
+        None => match perhaps(d) {
+            Some(p) => {
+                let _ = writeln!(out, "- **What ended it:** {p}.");
+            }
+            None => match unsettled(d) {
+                Some(u) => {
+                    let _ = writeln!(
                     out,
                     "- **What ended it:** not in the data: {u}, and no client's traffic stopped near recovery."
                 );
-            }
-            None => match later_action(d) {
-                // The responders acted after the symptoms stopped: said, so
-                // that the timeline's rollback does not read as contradicted.
-                Some(l) => {
-                    let _ = writeln!(
+                }
+                None => match later_action(d) {
+                    // The responders acted after the symptoms stopped: said, so
+                    // that the timeline's rollback does not read as contradicted.
+                    Some(l) => {
+                        let _ = writeln!(
                         out,
                         "- **What ended it:** not in the data: no rollback, scale-out or flag change in the window, and no client whose traffic stopped; {l}."
                     );
-                }
-                None => {
-                    let _ = writeln!(
+                    }
+                    None => {
+                        let _ = writeln!(
                         out,
                         "- **What ended it:** not in the data (no rollback, scale-out or flag change in the window, and no client whose traffic stopped)."
                     );
-                }
+                    }
+                },
             },
         },
     }
@@ -430,6 +520,16 @@ mod tests {
             "{:?}",
             unsettled(&d)
         );
+        // Where nothing else ended it, said as a lead the data cannot
+        // confirm, not as "not in the data".
+        let mut lone = r.clone();
+        lone.findings.retain(|f| f.pattern == "pool_exhaustion");
+        let mut out = String::new();
+        section(&mut out, &Draft::new(&lone));
+        assert!(
+            out.contains("- **What ended it:** perhaps the rate limit at 07:57:30 UTC (ratelimit `api`: tenant=acct-4411), the last responder action, 4 min 5 s before recovery; the data cannot confirm it: nothing was served for 3 min 9 s after it (07:58:10–08:01:19 UTC)."),
+            "{out}"
+        );
         // A short dark spell after it (new pods starting) does not.
         r.impact.full_outages = vec![SpanJson {
             start: "2026-10-01T07:58:10Z".to_string(),
@@ -452,11 +552,20 @@ mod tests {
         r.timeline.push(TimelineJson {
             ts: "2026-10-01T07:59:30Z".to_string(),
             kind: TimelineKind::Restart,
-            text: "Restarts go on: 22 more of 3 instance(s) until 08:01:20 UTC".to_string(),
+            text: "Restarts go on until 08:01:20 UTC: 22 more on api-1, api-2".to_string(),
             sources: Vec::new(),
         });
         r.timeline.sort_by(|a, b| a.ts.cmp(&b.ts));
         assert_eq!(ended(&Draft::new(&r)), None);
+        // Every instance restarted together after the loop, the last back
+        // after its last restart: that ended it (deploy-leak draw 2501012).
+        for f in &mut r.findings {
+            f.end = "2026-10-01T08:01:25Z".to_string();
+        }
+        assert_eq!(
+            ended(&Draft::new(&r)).as_deref(),
+            Some("the restarted instances back, the last at 08:01:25 UTC")
+        );
     }
 
     #[test]
@@ -503,6 +612,31 @@ mod tests {
         section(&mut out, &d);
         assert!(
             out.contains("; the rollback at 08:05:41 UTC came 4 min 6 s after recovery."),
+            "{out}"
+        );
+    }
+
+    /// Restarts emptied a leaking pool; the rollback after recovery removed
+    /// the leak: both told, and why the second mattered.
+    #[test]
+    fn restarts_that_empty_a_leaking_pool_and_the_rollback_after() {
+        let mut r = bulk();
+        r.findings.retain(|f| f.pattern == "synchronized_restart");
+        r.extra.culprit = None;
+        let mut deploy =
+            crate::render::markdown::fixture::finding("deploy_regression", 0.85, "07:50:00");
+        deploy.title = "The deploy of v2 to `api` caused the incident: it took database connections and did not give them back".to_string();
+        r.findings.push(deploy);
+        r.timeline.push(crate::render::markdown::fixture::entry(
+            "08:05:41",
+            TimelineKind::Rollback,
+            "rollback of `api` to v1",
+            "deploys.log:2",
+        ));
+        let mut out = String::new();
+        section(&mut out, &Draft::new(&r));
+        assert!(
+            out.contains("- **What ended it:** the restarted instances back, the last at 08:00:37 UTC. A restart empties a leaking pool without stopping the leak: the rollback at 08:05:41 UTC came 4 min 6 s after recovery."),
             "{out}"
         );
     }

@@ -405,7 +405,7 @@ pub(crate) fn section(out: &mut String, d: &Draft<'_>) {
 }
 
 /// The reason a change log gave, as the timeline quotes it (`(reason given: "...")`).
-fn stated_reason(text: &str) -> Option<&str> {
+pub(crate) fn stated_reason(text: &str) -> Option<&str> {
     let (_, rest) = text.split_once("(reason given: \"")?;
     let (why, _) = rest.rsplit_once("\")")?;
     (!why.is_empty()).then_some(why)
