@@ -315,6 +315,9 @@ pub struct InfraEvent {
     /// service event): the event is about each of them, not about the
     /// group. Empty when the object is itself the instance.
     pub members: Vec<String>,
+    /// The machine the event's reporter ran on (a kubelet's node, the
+    /// definition's `instance` field): a pod's event names both.
+    pub host: Option<String>,
 }
 
 /// Where parsed events go. Parsing may run on several threads: `fork`

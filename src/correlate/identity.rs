@@ -4,7 +4,8 @@
 //! orchestrator by the pod, a VM's journal by its host name. Any record that
 //! names two of them ties them together: a probe failure naming the address
 //! it probed, a series carrying both an address and a pod label, a start-up
-//! line that says where it listens, a pod scheduled on its node. Names tied
+//! line that says where it listens, a pod scheduled on its node, a pod's
+//! event reported from its node. Names tied
 //! together, directly or through others, are one instance. A name a record
 //! pairs with several others of one kind (the exporter's address on every
 //! pod's series, a node running two pods) is nobody's name and ties nothing.
@@ -329,6 +330,13 @@ pub fn build(agg: &Aggregates, span: Span, identity_labels: &[String]) -> Identi
             continue;
         }
         ids.add(&e.object);
+        // A kubelet's event names the pod and the node it runs on (the
+        // kernel monitor's OOM kill names only the node): one instance
+        // where the node ran no other pod (crash-loop draw 2743107 counted
+        // 3 pods as 6 instances).
+        if let Some(host) = e.host.as_deref().filter(|h| *h != e.object) {
+            claims.claim("event host", &e.object, host);
+        }
         if e.kind == InfraKind::ProbeFailed {
             if let Some(addr) = address_in(&e.message) {
                 claims.claim("probe", &e.object, addr);
@@ -560,6 +568,39 @@ mod tests {
             ids.canonical(&format!("ecs/web/{task}")),
             "10.42.12.70:3000"
         );
+    }
+
+    /// A kubelet's events name the pod and its node; the kernel monitor's
+    /// OOM kill names only the node: one instance. A node that ran two pods
+    /// ties neither.
+    #[test]
+    fn a_pods_event_from_its_node_ties_the_two() {
+        use crate::event::{Event, InfraEvent, InfraKind};
+        let ev = |ts: i64, kind: InfraKind, object: &str, host: &str| {
+            Event::Infra(InfraEvent {
+                ts,
+                first_ts: ts,
+                origin: Default::default(),
+                kind,
+                object: object.into(),
+                reason: String::new(),
+                message: String::new(),
+                count: 1,
+                members: Vec::new(),
+                host: Some(host.into()),
+            })
+        };
+        let mut agg = Aggregates::new();
+        agg.add(ev(1_000, InfraKind::OomKilled, "node-a", "node-a"));
+        agg.add(ev(2_000, InfraKind::Started, "api-1", "node-a"));
+        agg.add(ev(3_000, InfraKind::Started, "api-2", "node-b"));
+        agg.add(ev(4_000, InfraKind::Started, "api-3", "node-b"));
+        agg.add(ev(5_000, InfraKind::OomKilled, "node-b", "node-b"));
+        agg.finish();
+        let ids = build(&agg, Span::new(0, 90), &[]);
+        assert_eq!(ids.canonical("node-a"), ids.canonical("api-1"));
+        assert_ne!(ids.canonical("node-b"), ids.canonical("api-2"));
+        assert_ne!(ids.canonical("node-b"), ids.canonical("api-3"));
     }
 
     /// A task's CloudWatch log stream, its ARN on a metric beside its

@@ -674,6 +674,7 @@ mod tests {
                 message: message.into(),
                 count,
                 members: rules.infra_members(message),
+                host: None,
             }));
         };
         for k in 0..3 {
@@ -743,6 +744,7 @@ mod tests {
                 message: message.into(),
                 count: 1,
                 members: rules.infra_members(message),
+                host: None,
             }));
         };
         for (k, t) in ["aaaa1111", "bbbb2222"].iter().enumerate() {

@@ -156,7 +156,16 @@ fn refine_count_edges(flags: &mut [bool], sharp: &[bool], counts: &[f64], expect
         if sharp.get(s) != Some(&true) {
             let (a, b) = (s.saturating_sub(longest), (s + longest).min(e));
             if let Some(p) = split::best_split(&pc, &pe, a, b, Step::Up) {
-                set(flags, s.min(p)..s.max(p), p < s);
+                if p < s {
+                    set(flags, p..s, true);
+                } else {
+                    // Moved in, never past a burst the shortest window
+                    // dated itself: 100 failures in one second are no
+                    // scattered prelude to the ramp after them
+                    // (organic-growth draw 2743107 began 100 s late).
+                    let to = (s..p).find(|&i| sharp.get(i) == Some(&true)).unwrap_or(p);
+                    set(flags, s..to, false);
+                }
             }
         }
         let last = e - 1;
@@ -166,7 +175,15 @@ fn refine_count_edges(flags: &mut [bool], sharp: &[bool], counts: &[f64], expect
                 (last + 1 + longest).min(n),
             );
             if let Some(p) = split::best_split(&pc, &pe, a, b, Step::Down) {
-                set(flags, e.min(p)..e.max(p), p > e);
+                if p > e {
+                    set(flags, e..p, true);
+                } else {
+                    let from = (p..e)
+                        .rev()
+                        .find(|&i| sharp.get(i) == Some(&true))
+                        .map_or(p, |i| i + 1);
+                    set(flags, from..e, false);
+                }
             }
         }
     }
@@ -658,6 +675,27 @@ mod tests {
     /// A night's slow burst: 82 s of latency flags over 19 timed requests
     /// (a request every four seconds) is one window's mean, no incident;
     /// the same run over a busier minute, or with failures in it, is one.
+    /// A run's start that only a long window saw is moved to where the
+    /// rate steps up, but never past a burst the shortest window dated
+    /// itself: 100 failures in one second, then a ramp a minute later
+    /// (organic-growth draw 2743107, all its instances killed at once before
+    /// the failures grew) begin at the burst.
+    #[test]
+    fn refining_a_runs_start_keeps_a_burst_the_short_window_saw() {
+        let n = 600;
+        let expected = vec![0.05; n];
+        let mut counts = vec![0.0; n];
+        counts[100] = 1.0;
+        counts[130] = 100.0;
+        for c in counts.iter_mut().take(500).skip(200) {
+            *c = 4.0;
+        }
+        let flags = excess_flags(&counts, &expected);
+        assert!(flags[130], "the burst is a symptom");
+        assert!(flags[250], "the ramp is");
+        assert!(!flags[50], "nothing before");
+    }
+
     #[test]
     fn latency_of_one_window_of_requests_is_no_incident() {
         let n = 600;

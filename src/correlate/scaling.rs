@@ -131,6 +131,7 @@ mod tests {
             message: message.to_string(),
             count: 1,
             members: Vec::new(),
+            host: None,
         }
     }
 

@@ -115,6 +115,7 @@ fn event(rollout: &[&Move<'_>]) -> Option<InfraEvent> {
         ),
         count: rollout.len() as u32,
         members: Vec::new(),
+        host: None,
     })
 }
 

@@ -279,6 +279,11 @@ pub struct Definition {
     /// (uWSGI's `129 msecs`, `68 micros`).
     #[serde(default)]
     pub duration_units: BTreeMap<String, DurationUnit>,
+    /// A status code of the source's own -> the standard one it means (an
+    /// ALB's 460, the client closing before the response, is nginx's 499:
+    /// read as a 4xx, a stuck backend's timed-out callers were no failure).
+    #[serde(default)]
+    pub statuses: BTreeMap<String, u16>,
     /// `json`: role -> a template written from several keys of the record
     /// (`"{ref} at {sha}[ by {creator.login}]"`, see `compose.rs`); used
     /// when `fields` gives the role no value.

@@ -152,6 +152,11 @@ pub fn build<'f>(
                     .and_then(|c| c.parse().ok())
                     .unwrap_or(1),
                 members: rules.infra_members(raw_message),
+                host: fields
+                    .get(Role::Instance)
+                    .map(str::trim)
+                    .filter(|h| !h.is_empty())
+                    .map(str::to_string),
                 reason,
                 message,
             })

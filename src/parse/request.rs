@@ -60,7 +60,10 @@ pub(super) fn request<'f>(
         .map(str::trim_ascii)
         .filter(|s| *s != "-" && !s.is_empty())
     {
-        Some(s) => Some(s.parse::<u16>().map_err(|_| "status is not a number")?),
+        Some(s) => match format.def.statuses.get(s) {
+            Some(meant) => Some(*meant),
+            None => Some(s.parse::<u16>().map_err(|_| "status is not a number")?),
+        },
         None => None,
     };
     let logged_ms = fields

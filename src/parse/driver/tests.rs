@@ -216,3 +216,19 @@ fn a_websocket_behind_an_alb_starts_when_it_was_received() {
         [(received, received + 108), (answered - 108, answered)]
     );
 }
+
+/// An ALB's 460 is its client closing the connection before the answer:
+/// nginx's 499, a failure where the client had waited (a stuck target's
+/// callers giving up after 10 s), not a 4xx of the caller's making.
+#[test]
+fn an_alb_460_is_a_client_that_gave_up() {
+    let line = "https 2026-10-06T04:22:17.205548Z app/gateway-api-prod-alb/6a7e5258ed5fc986 198.51.100.101:60125 10.42.3.26:3000 0.000 -1 -1 460 - 0 475 \"GET https://api.example.com:443/api/v1/accounts/a1/invoices HTTP/1.1\" \"okhttp/4.12.0\" ECDHE-RSA-AES128-GCM-SHA256 TLSv1.2 arn:aws:elasticloadbalancing:us-west-2:111122223333:targetgroup/api-tg/2b750ead1b89ac31 \"Root=1-6ac4776f-08a714a5aca9581c4974f7c3\" \"api.example.com\" \"-\" 14 2026-10-06T04:22:07.205905Z \"forward\" \"-\" \"-\" \"10.42.3.26:3000\" \"-\" \"-\" \"-\"";
+    let (stats, events) = run(line);
+    assert_eq!(stats.skipped, 0);
+    let Some(Event::Request(r)) = events.first() else {
+        panic!("a request: {events:?}");
+    };
+    assert_eq!(r.status, Some(499));
+    assert_eq!(r.duration_ms.map(|d| d.round()), Some(10_000.0));
+    assert!(r.failed());
+}
