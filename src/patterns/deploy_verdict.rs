@@ -83,9 +83,19 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
         .collect();
     // Every change of the hour before is weighed; the one the evidence ties
     // best to the incident is reported (ties: the closest before the onset).
+    // A client a detector before this one blamed (slow requests holding
+    // the servers, a surge): its own behaviour explains the incident, as
+    // the attribution's culprit does.
+    let client = sink.iter().find(|f| {
+        matches!(
+            f.pattern,
+            super::slow_request_hogging::ID | super::tenant_surge::ID
+        ) && f.confidence >= super::SUPPORTED
+            && (f.subject.tenant.is_some() || f.subject.integration.is_some())
+    });
     let Some(w) = candidates
         .iter()
-        .map(|c| weigh(cx, c, onset, recovered, window, baseline))
+        .map(|c| weigh(cx, c, onset, recovered, (window, baseline), client))
         .max_by(|x, y| {
             (x.for_it - x.against)
                 .total_cmp(&(y.for_it - y.against))
@@ -255,10 +265,12 @@ fn weigh<'a>(
     change: &'a InfraEvent,
     onset: Millis,
     recovered: Millis,
-    window: Span,
-    baseline: Span,
+    (window, baseline): (Span, Span),
+    client: Option<&Finding>,
 ) -> Weighed<'a> {
     let a = cx.analysis;
+    // A client's doing, by the attribution or by a detector's finding.
+    let blamed = a.attribution.culprit || client.is_some();
     let flag = change.kind == InfraKind::FlagChange;
     let what = if flag { "flag change" } else { "deploy" };
     let revert = a.changes.iter().find(|r| {
@@ -314,6 +326,18 @@ fn weigh<'a>(
             ),
             a.request_input(),
         ));
+    } else if let Some(f) = client {
+        against += 0.3;
+        evidence.push(Evidence::new(
+            format!(
+                "{}: its own behaviour explains the incident",
+                f.title.trim_end_matches('.')
+            ),
+            f.evidence
+                .first()
+                .map(|e| e.source.clone())
+                .unwrap_or_default(),
+        ));
     } else {
         for_it += 0.05;
     }
@@ -351,7 +375,7 @@ fn weigh<'a>(
     // behaviour explains the incident, what it held is its doing.
     let leak = a
         .span
-        .filter(|_| !a.attribution.culprit && change.ts <= onset)
+        .filter(|_| !blamed && change.ts <= onset)
         .and_then(|span| super::leak::since(cx.agg, &a.totals, span, change.ts, onset));
     // For: the pool itself reporting connections held past its leak
     // threshold, first after the change and before the onset, none in the

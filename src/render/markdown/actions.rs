@@ -248,6 +248,19 @@ fn slower_holds(t: &str) -> Item {
     }
 }
 
+/// Where the pool reported leaked connections: read what it logged.
+fn read_leak_reports(t: &str) -> Item {
+    Item {
+        topic: "find-holder".to_string(),
+        horizon: Horizon::Now,
+        text: format!(
+            "Find the code that kept the connections: the pool's leak reports from {} UTC log the stack that took each one",
+            crate::render::time::hms(t)
+        ),
+        why: "the pool reported connections held past its leak threshold before it ran dry".to_string(),
+    }
+}
+
 fn item(action: &str, f: &FindingJson) -> Item {
     let action = action.trim_end_matches('.');
     // A remediation that says its purpose ("..., so one cannot starve the
@@ -345,6 +358,13 @@ fn items(d: &Draft<'_>) -> Vec<Item> {
         Some((_, _, Some(t))) if !d.demand_grew() && !triggered => Some(t.as_str()),
         _ => None,
     };
+    // The pool's leak detection was on and reported: its stack traces name
+    // the code, and "turn it on" would read as not having looked.
+    let leak_reported =
+        d.r.timeline
+            .iter()
+            .find(|e| e.kind == crate::correlate::TimelineKind::ConnectionLeak)
+            .map(|e| e.ts.as_str());
     let deepest = sources.iter().map(|f| f.actions.len()).max().unwrap_or(0);
     let found_alert = sources
         .iter()
@@ -358,6 +378,8 @@ fn items(d: &Draft<'_>) -> Vec<Item> {
             if it.topic == "find-holder" {
                 if let Some(t) = slowed_first {
                     it = slower_holds(t);
+                } else if let Some(l) = leak_reported {
+                    it = read_leak_reports(l);
                 }
             }
             if it.topic == "alert"
@@ -510,6 +532,33 @@ mod tests {
             .starts_with("Find what slowed the work that holds the connections from 07:51:13 UTC"));
         assert!(all.iter().all(|i| !i.text.contains("leak detection")));
         assert!(all.iter().all(|i| i.topic != "capacity"));
+    }
+
+    /// The pool reported its leaked connections: the item asks to read
+    /// those reports, not to turn leak detection on.
+    #[test]
+    fn a_pool_that_reported_its_leaks_is_read_not_switched_on() {
+        let mut r = bulk();
+        r.findings
+            .retain(|f| f.pattern != "tenant_surge" && f.pattern != "retry_storm");
+        with_leak_hunt(&mut r);
+        r.extra.culprit = None;
+        r.timeline.push(crate::render::markdown::fixture::entry(
+            "07:55:10",
+            crate::correlate::TimelineKind::ConnectionLeak,
+            "The connection pool reports a leaked connection",
+            "app.log:9",
+        ));
+        let d = Draft::new(&r);
+        let all = items(&d);
+        let hunt: Vec<&Item> = all.iter().filter(|i| i.topic == "find-holder").collect();
+        assert_eq!(hunt.len(), 1);
+        assert!(hunt[0]
+            .text
+            .contains("the pool's leak reports from 07:55:10 UTC"));
+        assert!(all
+            .iter()
+            .all(|i| !i.text.contains("turn on the pool's leak detection")));
     }
 
     /// No customer caused it: capacity comes first, and the pool's

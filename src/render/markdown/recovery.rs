@@ -313,11 +313,7 @@ pub(crate) fn section(out: &mut String, d: &Draft<'_>) {
         let _ = writeln!(out, "Nothing to detect or recover from in these inputs.\n");
         return;
     };
-    let _ = writeln!(
-        out,
-        "- **Onset (first cause in the data):** {} UTC.",
-        hms(o)
-    );
+    let _ = writeln!(out, "- **Onset (first sign in the data):** {} UTC.", hms(o));
     // A rollout replacing instances, or one coming back, is no symptom.
     let routine = |e: &TimelineJson| {
         e.kind == TimelineKind::Restart
