@@ -213,10 +213,37 @@ pub fn build(a: &Analysis) -> Vec<TimelineEntry> {
         let n = a.health.failing.len().max(failing_probe);
         // Against the fleet that was running: a scale-out's new pods are not.
         let of = a.running(a.health.instances.len().max(a.fleet.len()), n);
+        // Each instance's first failing probe: the row is the first's, and
+        // says when the last began (three instances failing from one
+        // second read as "on 3 of 3" where the others followed minutes
+        // later).
+        let firsts: Vec<(Millis, &String)> = a
+            .history
+            .probe_failures
+            .iter()
+            .filter_map(|(i, p)| p.first_from(near.start * 1000).map(|(f, _)| (f, i)))
+            .filter(|(f, _)| *f < window.end * 1000)
+            .collect();
+        let first = firsts.iter().min().filter(|(f, _)| *f == ts);
+        let last = firsts.iter().map(|(f, _)| *f).max();
+        let text = match (first, last) {
+            (Some((_, who)), Some(l)) if n > 1 && l - ts >= 30_000 => format!(
+                "Health checks start failing on {}; {n} of {of} instances fail them by {}",
+                a.ids.display(who),
+                crate::zone::clock(l)
+            ),
+            (Some((_, who)), _) if n == 1 => {
+                format!(
+                    "Health checks start failing on {} (1 of {of} instances)",
+                    a.ids.display(who)
+                )
+            }
+            _ => format!("Health checks start failing (on {n} of {of} instances)"),
+        };
         out.push(TimelineEntry {
             ts,
             kind: TimelineKind::HealthChecksFailing,
-            text: format!("Health checks start failing (on {n} of {of} instances)"),
+            text,
             sources,
         });
     }
