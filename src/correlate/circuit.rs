@@ -69,22 +69,9 @@ pub fn circuit(agg: &Aggregates, near: Span) -> Option<Circuit> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::event::{Event, Level, LogRecord};
 
     fn log(agg: &mut Aggregates, s: i64, inst: &str, message: &str, signal: Signal) {
-        agg.add(Event::Log(LogRecord {
-            ts: s * 1000,
-            origin: Origin {
-                input: 0,
-                line: s as u64,
-            },
-            level: Level::Warn,
-            message: message.into(),
-            instance: Some(inst.into()),
-            tenant: None,
-            signal: Some(signal),
-            version: None,
-        }));
+        crate::correlate::signal_lines::signal_log(agg, s, inst, message, signal);
     }
 
     /// One opening on two instances, a close after it; an opening long

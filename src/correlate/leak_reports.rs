@@ -39,22 +39,10 @@ pub fn leak_reports(agg: &Aggregates, window: Span) -> Option<SignalLines> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::event::{Event, Level, LogRecord, Origin};
 
     fn leak(agg: &mut Aggregates, s: i64, inst: &str) {
-        agg.add(Event::Log(LogRecord {
-            ts: s * 1000,
-            origin: Origin {
-                input: 0,
-                line: s as u64,
-            },
-            level: Level::Warn,
-            message: "Connection leak detection triggered for conn1 on thread exec-1".into(),
-            instance: Some(inst.into()),
-            tenant: None,
-            signal: Some(Signal::ConnectionLeak),
-            version: None,
-        }));
+        let line = "Connection leak detection triggered for conn1 on thread exec-1";
+        crate::correlate::signal_lines::signal_log(agg, s, inst, line, Signal::ConnectionLeak);
     }
 
     /// Reports minutes before the window and in it are the leak's; the

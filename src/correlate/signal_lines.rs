@@ -83,3 +83,22 @@ pub fn how_many(lines: u32, instances: usize) -> String {
         (n, i) => format!(" ({n} such lines on {i} instances)"),
     }
 }
+
+/// A log line with a signal, for the tests of the stages that read them.
+#[cfg(test)]
+pub(crate) fn signal_log(agg: &mut Aggregates, s: i64, inst: &str, message: &str, signal: Signal) {
+    use crate::event::{Event, Level, LogRecord};
+    agg.add(Event::Log(LogRecord {
+        ts: s * 1000,
+        origin: Origin {
+            input: 0,
+            line: s as u64,
+        },
+        level: Level::Warn,
+        message: message.into(),
+        instance: Some(inst.into()),
+        tenant: None,
+        signal: Some(signal),
+        version: None,
+    }));
+}

@@ -517,21 +517,27 @@ mod tests {
         r
     }
 
+    /// The one find-the-holder item's text, and every item's topic and text.
+    fn holder_and_all(r: &crate::report::Report) -> (String, Vec<(String, String)>) {
+        let d = Draft::new(r);
+        let all = items(&d);
+        let hunt: Vec<&Item> = all.iter().filter(|i| i.topic == "find-holder").collect();
+        assert_eq!(hunt.len(), 1);
+        let text = hunt[0].text.clone();
+        (text, all.into_iter().map(|i| (i.topic, i.text)).collect())
+    }
+
     /// Requests slowed at an unchanged rate: the pool's advice hunts for
     /// what slowed, not for a leak.
     #[test]
     fn a_slowdown_at_an_unchanged_rate_asks_what_slowed_not_for_a_leak() {
         let mut r = grown_without_a_trigger();
         r.extra.demand_after = Some((3.2, 3.1, Some("2026-10-01T07:51:13Z".to_string())));
-        let d = Draft::new(&r);
-        let all = items(&d);
-        let hunt: Vec<&Item> = all.iter().filter(|i| i.topic == "find-holder").collect();
-        assert_eq!(hunt.len(), 1);
-        assert!(hunt[0]
-            .text
+        let (hunt, all) = holder_and_all(&r);
+        assert!(hunt
             .starts_with("Find what slowed the work that holds the connections from 07:51:13 UTC"));
-        assert!(all.iter().all(|i| !i.text.contains("leak detection")));
-        assert!(all.iter().all(|i| i.topic != "capacity"));
+        assert!(all.iter().all(|(_, t)| !t.contains("leak detection")));
+        assert!(all.iter().all(|(topic, _)| topic != "capacity"));
     }
 
     /// The pool reported its leaked connections: the item asks to read
@@ -549,16 +555,11 @@ mod tests {
             "The connection pool reports a leaked connection",
             "app.log:9",
         ));
-        let d = Draft::new(&r);
-        let all = items(&d);
-        let hunt: Vec<&Item> = all.iter().filter(|i| i.topic == "find-holder").collect();
-        assert_eq!(hunt.len(), 1);
-        assert!(hunt[0]
-            .text
-            .contains("the pool's leak reports from 07:55:10 UTC"));
+        let (hunt, all) = holder_and_all(&r);
+        assert!(hunt.contains("the pool's leak reports from 07:55:10 UTC"));
         assert!(all
             .iter()
-            .all(|i| !i.text.contains("turn on the pool's leak detection")));
+            .all(|(_, t)| !t.contains("turn on the pool's leak detection")));
     }
 
     /// No customer caused it: capacity comes first, and the pool's
