@@ -114,11 +114,15 @@ impl PoolState {
     /// average was at the maximum (at it for half the period or more), the
     /// whole period where only waiters were seen (a five-minute rollup
     /// dated by its start was minutes early).
+    ///
+    /// `s` may fall inside the period rather than open it (the search for
+    /// the first saturated second began in it): the period is still the
+    /// one that dates it, and the result is never before `s`.
     pub fn dated(&self, s: i64, fine: i64) -> i64 {
-        match self.heads.iter().find(|(a, _)| *a == s) {
+        match self.heads.iter().find(|(a, b)| (*a..*b).contains(&s)) {
             Some((_, b)) if (s..*b).contains(&fine) => fine,
-            Some((_, b)) if self.full_heads.contains(&s) => s + (b - s) / 4,
-            Some((_, b)) => s + (b - s) / 2,
+            Some((a, b)) if self.full_heads.contains(a) => (a + (b - a) / 4).max(s),
+            Some((a, b)) => (a + (b - a) / 2).max(s),
             None => s,
         }
     }
@@ -532,6 +536,23 @@ mod tests {
         state.pressing_secs = secs(50);
         state.heads = vec![(10, 70)];
         assert_eq!(state.first_short(all, all), Some(10));
+    }
+
+    /// A five-minute rollup whose period began before the search did (two
+    /// minutes before the onset) still dates the saturation: by the onset
+    /// inside it, else by its middle, never before where the search began
+    /// (deploy-leak draw 1665301 was dated by the search's start, 2 min
+    /// early).
+    #[test]
+    fn a_period_the_search_began_inside_still_dates_it() {
+        let state = PoolState {
+            heads: vec![(600, 900)],
+            ..PoolState::default()
+        };
+        assert_eq!(state.dated(743, 863), 863);
+        assert_eq!(state.dated(743, 950), 750);
+        assert_eq!(state.dated(800, 950), 800);
+        assert_eq!(state.dated(950, 990), 950);
     }
 
     /// A pool at its maximum presses on requests only where it does not

@@ -53,8 +53,13 @@ impl Stall {
 const STALLED_SHARE: f64 = 0.5;
 /// Instances compared: with two, which of them is the odd one is a guess.
 const MIN_COMPARED: usize = 3;
-/// Samples a series needs on each side to have a rate there.
+/// Samples a series needs on each side to have a rate there: three, or
+/// two where each sample sums up a minute or more (a five-minute Datadog
+/// or CloudWatch rollup already averages 300 s of traffic, and a stuck
+/// spell of a quarter of an hour holds only two or three of them).
 const MIN_POINTS: usize = 3;
+const MIN_ROLLUPS: usize = 2;
+const ROLLUP_MS: Millis = 60_000;
 
 /// The request-rate series that name an instance, with that name.
 pub fn per_instance(agg: &Aggregates) -> impl Iterator<Item = (&Series, &str)> {
@@ -139,7 +144,8 @@ fn rate(s: &Series, (from, to): (Millis, Millis)) -> Option<f64> {
         .iter()
         .filter(|(t, _)| *t >= from && *t < to)
         .collect();
-    if points.len() < MIN_POINTS {
+    let rollups = step(&s.points).is_some_and(|d| d >= ROLLUP_MS);
+    if points.len() < if rollups { MIN_ROLLUPS } else { MIN_POINTS } {
         return None;
     }
     let values: Vec<f64> = if is_counter(&s.points) {
@@ -157,6 +163,18 @@ fn rate(s: &Series, (from, to): (Millis, Millis)) -> Option<f64> {
         points.iter().map(|p| p.1).collect()
     };
     (!values.is_empty()).then(|| median(&values))
+}
+
+/// The usual time between a series' samples: the median gap.
+fn step(points: &[(Millis, f64)]) -> Option<Millis> {
+    let gaps: Vec<f64> = points
+        .windows(2)
+        .filter_map(|w| match w {
+            [a, b] if b.0 > a.0 => Some((b.0 - a.0) as f64),
+            _ => None,
+        })
+        .collect();
+    (!gaps.is_empty()).then(|| median(&gaps) as Millis)
 }
 
 /// Whether a request-rate series shows requests completed in `[from, to)`
@@ -204,13 +222,26 @@ mod tests {
     /// Per-pod counters sampled every 30 s for 40 minutes; the window is the
     /// last 20. `rates` are (before, during) per pod.
     fn fleet(rates: &[(f64, f64)], counter: bool) -> Vec<Stall> {
+        fleet_every(rates, counter, 30, 1200, 1200)
+    }
+
+    /// [`fleet`] sampled every `step` s, the window the `window` s after
+    /// `before` s.
+    fn fleet_every(
+        rates: &[(f64, f64)],
+        counter: bool,
+        step: i64,
+        before: i64,
+        window: i64,
+    ) -> Vec<Stall> {
+        let end = before + window;
         let mut agg = Aggregates::new();
         for (i, (b, d)) in rates.iter().enumerate() {
             let mut total = 100.0;
-            for k in 0..80 {
-                let t = k * 30;
-                let r = if t < 1200 { *b } else { *d };
-                total += r * 30.0;
+            for k in 0..end / step {
+                let t = k * step;
+                let r = if t < before { *b } else { *d };
+                total += r * step as f64;
                 agg.add(Event::Metric(MetricSample {
                     ts: t * 1000,
                     origin: Default::default(),
@@ -218,14 +249,33 @@ mod tests {
                     series: format!("http_requests_total{{pod=p{i}}}"),
                     role: Some(MetricRole::RequestsRate),
                     instance: Some(format!("p{i}")),
-                    value: if counter { total } else { r },
+                    // A gauge's samples wobble, as measured rates do.
+                    value: if counter {
+                        total
+                    } else {
+                        r * (1.0 + 0.02 * (k % 3 - 1) as f64)
+                    },
                     period_start: false,
                 }));
             }
         }
         agg.finish();
-        let ids = super::super::identity::build(&agg, Span::new(0, 2400), &[]);
-        stalls(&agg, &ids, Span::new(1200, 2400), Span::new(0, 1200))
+        let ids = super::super::identity::build(&agg, Span::new(0, end), &[]);
+        stalls(&agg, &ids, Span::new(before, end), Span::new(0, before))
+    }
+
+    /// Five-minute rollups (Datadog's, CloudWatch's) over a quarter of an
+    /// hour stuck: two samples in it, each an average of 300 s.
+    #[test]
+    fn five_minute_rollups_show_a_stall_of_a_quarter_hour() {
+        let rates = [(1.2, 1.3), (1.2, 1.3), (1.2, 0.1), (1.2, 1.25), (1.2, 0.1)];
+        for counter in [false, true] {
+            let s = fleet_every(&rates, counter, 300, 3601, 899);
+            let names: Vec<&str> = s.iter().map(|s| s.instance.as_str()).collect();
+            assert_eq!(names, ["p2", "p4"], "counter: {counter}");
+        }
+        // One 30-second sample each side says nothing yet.
+        assert!(fleet_every(&rates, false, 30, 1200, 60).is_empty());
     }
 
     #[test]
