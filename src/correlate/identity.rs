@@ -135,11 +135,21 @@ impl Identities {
 
     /// Tie each EC2 private DNS name to the address it spells (see
     /// [`ec2_host_ip`]); `tie_ports` then ties that to the ports served.
+    /// Only where some record names that address: otherwise the spelled
+    /// address ties nothing and would only rename the host to an address
+    /// no input uses (stuck-instances draw 1665313 listed `10.0.0.163`
+    /// for the `ip-10-0-0-163.ec2.internal` every record named).
     pub fn tie_ec2_hosts(&mut self) {
+        let used: BTreeSet<&str> = self
+            .names
+            .iter()
+            .map(|n| split_address(n).map_or(n.as_str(), |(ip, _)| ip))
+            .collect();
         let pairs: Vec<(String, String)> = self
             .names
             .iter()
             .filter_map(|n| ec2_host_ip(n).map(|ip| (n.clone(), ip)))
+            .filter(|(_, ip)| used.contains(ip.as_str()))
             .collect();
         for (name, ip) in pairs {
             self.tie(&name, &ip);
@@ -651,6 +661,21 @@ mod tests {
             "ip-10-42-300-1.ec2.internal"
         );
         assert_eq!(ids.instances().len(), 4);
+        // An address no record names is not made up for the host.
+        let mut ids = Identities::default();
+        ids.add("ip-10-0-0-163.ec2.internal");
+        ids.add("ip-10-0-2-140.ec2.internal");
+        ids.add("10.0.2.140:8000");
+        ids.tie_ec2_hosts();
+        ids.tie_ports();
+        assert_eq!(
+            ids.canonical("ip-10-0-0-163.ec2.internal"),
+            "ip-10-0-0-163.ec2.internal"
+        );
+        assert_eq!(
+            ids.canonical("ip-10-0-2-140.ec2.internal"),
+            "10.0.2.140:8000"
+        );
     }
 
     #[test]

@@ -115,6 +115,7 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
                 0.0
             };
         let f = Finding {
+            figures: Vec::new(),
             pattern: ID,
             // Against a usual depth of a handful, a ratio overstates: the
             // counts say it (a review read "1961x" of a queue usually at 1).

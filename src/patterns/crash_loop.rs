@@ -186,6 +186,7 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
         + if shrinking > 0 { 0.1 } else { 0.0 }
         + if backoffs.is_empty() { 0.0 } else { 0.1 };
     sink.push(Finding {
+        figures: Vec::new(),
         pattern: ID,
         title: format!(
             "{} crashed and restarted repeatedly",

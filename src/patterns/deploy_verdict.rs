@@ -159,6 +159,7 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
         )
     };
     sink.push(Finding {
+        figures: Vec::new(),
         pattern,
         title,
         confidence: confidence(f64::min(c, 0.95)),

@@ -40,6 +40,10 @@ pub struct Finding {
     pub timeline: Vec<TimelineEntry>,
     /// Remediations the seed postmortems chose for this pattern.
     pub actions: &'static [&'static str],
+    /// Figures a later stage reads as numbers, not out of the evidence's
+    /// text (the share of requests that were retries): named by the
+    /// detector's constants.
+    pub figures: Vec<(&'static str, f64)>,
 }
 
 impl Evidence {

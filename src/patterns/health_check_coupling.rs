@@ -205,6 +205,7 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
     // probe's handler is not in any log): likely, not shown.
     c = c.min(LIKELY_AT_MOST);
     sink.push(Finding {
+        figures: Vec::new(),
         pattern: ID,
         title: format!(
             "Health checks failed together with user traffic on {failing} of {} instances",

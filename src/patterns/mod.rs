@@ -16,7 +16,7 @@ mod finding;
 mod health_check_coupling;
 mod leak;
 mod pool_exhaustion;
-mod retry_storm;
+pub(crate) mod retry_storm;
 mod slow_request_hogging;
 mod stuck_instance;
 mod synchronized_restart;

@@ -129,6 +129,7 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
     };
     let all = !saturated.is_empty() && saturated.len() == reporting && saturated.len() > 1;
     sink.push(Finding {
+        figures: Vec::new(),
         pattern: ID,
         title: if all {
             match saturated.len() {

@@ -25,6 +25,9 @@ use crate::correlate::timeline::rate;
 use crate::correlate::{TimelineEntry, TimelineKind};
 
 pub const ID: &str = "retry_storm";
+/// The figure (see [`Finding::figures`]): the share of the requests the
+/// service received in the incident that clients re-sent after a failure.
+pub const RESENT_SHARE: &str = "resent_share";
 
 const ACTIONS: &[&str] = &[
     "Retries with jittered exponential backoff and a retry budget in the client SDKs and integrations",
@@ -444,6 +447,9 @@ fn finding(
         None => Subject::default(),
     };
     Finding {
+        // The share of everything the service received that was re-sent:
+        // the growth a reader is told of is the rest.
+        figures: vec![(RESENT_SHARE, all.share())],
         pattern: ID,
         title: format!("{who} retried failed requests into the struggling service"),
         confidence: confidence(c),

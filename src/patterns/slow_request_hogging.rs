@@ -363,6 +363,7 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
         ));
     }
     sink.push(Finding {
+        figures: Vec::new(),
         pattern: ID,
         title: format!(
             "{} held the servers with slow requests{to}: {:.0}% of the time they were held, from {:.1}% of requests",

@@ -279,6 +279,7 @@ fn by_latency(cx: &Context<'_>, sink: &mut Vec<Finding>) {
         + 0.1 * (1.0 - stuck.len() as f64 / active as f64);
     let shown: Vec<String> = stuck.iter().map(|s| a.ids.display(name(s.0))).collect();
     sink.push(Finding {
+        figures: Vec::new(),
         pattern: ID,
         title: format!(
             "{} of {} instances stopped answering in time while their peers were fine",
@@ -390,6 +391,7 @@ fn by_request_rate(cx: &Context<'_>, sink: &mut Vec<Finding>) {
         .into_iter()
         .collect();
     sink.push(Finding {
+        figures: Vec::new(),
         pattern: ID,
         title: format!(
             "{} of {} instances stopped completing requests while their peers went on",

@@ -149,6 +149,7 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
         });
     }
     sink.push(Finding {
+        figures: Vec::new(),
         pattern: ID,
         // Against the instances running then: "5 of 5" beside a fleet of 8
         // (3 already down) read as a contradiction.

@@ -93,6 +93,7 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
         + 0.2 * (top.rate_ratio.max(1.0).log10() / 3.0).min(1.0)
         + 0.15 * top.share_of_busy_time;
     sink.push(Finding {
+        figures: Vec::new(),
         pattern: ID,
         title: format!(
             "{who} drove the load: {}x its own baseline",

@@ -103,6 +103,7 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
             let c = 0.5 + 0.3 * (ratio.log10() / 2.0).min(1.0) + 0.1;
             let input = a.request_input();
             let f = Finding {
+                figures: Vec::new(),
                 pattern: ID,
                 // "As the service came back" only where an interruption
                 // ended there: clients also reconnect while it fails (a

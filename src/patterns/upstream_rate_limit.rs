@@ -79,6 +79,7 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
         + 0.1 * (instances.len().min(3) as f64 / 3.0)
         + 0.1 * (f64::from(total) / 50.0).min(1.0);
     sink.push(Finding {
+        figures: Vec::new(),
         pattern: ID,
         title: format!("A dependency rate-limited the service ({total} rejections logged)"),
         confidence: confidence(c),

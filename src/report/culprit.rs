@@ -82,6 +82,7 @@ mod tests {
 
     fn hogging(tenant: Option<&str>, endpoint: Option<&str>, confidence: f64) -> Finding {
         Finding {
+            figures: Vec::new(),
             pattern: "slow_request_hogging",
             title: String::new(),
             confidence,

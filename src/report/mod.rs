@@ -134,6 +134,10 @@ pub struct FindingJson {
     pub evidence: Vec<EvidenceJson>,
     /// Added to the contract: the remediations for this pattern.
     pub actions: Vec<String>,
+    /// The detector's figures for the renderer (see
+    /// [`crate::patterns::Finding::figures`]); not part of the JSON contract.
+    #[serde(skip)]
+    pub figures: Vec<(&'static str, f64)>,
 }
 
 #[derive(Clone, Debug, Serialize, PartialEq)]
@@ -460,6 +464,7 @@ pub fn build(
     let findings: Vec<FindingJson> = findings
         .iter()
         .map(|f| FindingJson {
+            figures: f.figures.clone(),
             pattern: f.pattern.to_string(),
             title: redact_text(&f.title).into_owned(),
             confidence: f.confidence,

@@ -139,6 +139,7 @@ mod tests {
 
     fn finding(pattern: &'static str) -> Finding {
         Finding {
+            figures: Vec::new(),
             pattern,
             title: String::new(),
             confidence: 0.9,

@@ -16,6 +16,7 @@ fn at(hms: &str) -> String {
 
 pub(crate) fn finding(pattern: &str, confidence: f64, start: &str) -> FindingJson {
     FindingJson {
+        figures: Vec::new(),
         pattern: pattern.to_string(),
         title: format!("{pattern} title"),
         confidence,

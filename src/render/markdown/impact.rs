@@ -84,6 +84,18 @@ pub(crate) fn section(out: &mut String, d: &Draft<'_>) {
             );
         }
     }
+    // Retries counted among the failures: the same work failing again,
+    // not more customers' work (review: a crash loop's 96% "included the
+    // retries").
+    if let (Some((share, _)), true) = (d.new_work(), imp.requests_total > 0) {
+        if share >= 0.1 {
+            let _ = writeln!(
+                out,
+                "- **Retries:** about {:.0}% of these requests were failed ones sent again, so the same work is counted as failed more than once; fewer distinct operations failed than the count says.",
+                share * 100.0
+            );
+        }
+    }
     if let Some(n) = super::unarrived(r) {
         let _ = writeln!(
             out,

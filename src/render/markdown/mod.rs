@@ -133,7 +133,30 @@ impl<'a> Draft<'a> {
             self.finding("backlog_growth")
                 .is_some_and(|f| first_failure.is_none_or(|e| f.start.as_str() < e))
         };
-        attr.organic && attr.grew && (self.r.extra.demand_after.is_none() || queued_first())
+        let new_work = self.new_work().is_none_or(|(_, fresh)| {
+            fresh
+                >= crate::correlate::attribution::GREW_RATIO
+                    * self.r.extra.attribution_baseline_rate
+        });
+        attr.organic
+            && attr.grew
+            && (self.r.extra.demand_after.is_none() || queued_first())
+            && (new_work || queued_first())
+    }
+
+    /// Where a supported retry storm says what share of the incident's
+    /// requests were re-sent failures: that share, and the window's rate
+    /// without them (req/s). Retries are the failure answered, not new
+    /// demand: a rise made of them is no growth that outran capacity.
+    pub fn new_work(&self) -> Option<(f64, f64)> {
+        let share = self
+            .finding(crate::patterns::retry_storm::ID)?
+            .figures
+            .iter()
+            .find(|(k, _)| *k == crate::patterns::retry_storm::RESENT_SHARE)?
+            .1;
+        let win = self.r.extra.attribution_window_rate;
+        Some((share, win * (1.0 - share.clamp(0.0, 1.0))))
     }
 }
 
@@ -248,6 +271,15 @@ pub(crate) fn lower_first(s: &str) -> String {
             f.to_ascii_lowercase().to_string() + c.as_str()
         }
         _ => s.to_string(),
+    }
+}
+
+/// `demand outgrew ...` -> `Demand outgrew ...`, for a sentence's start.
+pub(crate) fn upper_first(s: &str) -> String {
+    let mut c = s.chars();
+    match c.next() {
+        Some(f) => f.to_uppercase().collect::<String>() + c.as_str(),
+        None => String::new(),
     }
 }
 

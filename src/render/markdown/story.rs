@@ -185,7 +185,8 @@ pub(crate) fn section(out: &mut String, d: &Draft<'_>) {
     if trigger.is_none() {
         if d.demand_grew() {
             text.push(format!(
-                "Demand outgrew capacity. {}",
+                "{}. {}",
+                super::upper_first(super::summary::outgrew(d)),
                 super::summary::growth(d)
             ));
         } else if let Some(t) = super::summary::demand_followed(d) {

@@ -57,6 +57,19 @@ pub(crate) fn demand_followed(d: &Draft<'_>) -> Option<String> {
     Some(s)
 }
 
+/// What outgrew capacity: demand, or, where the requests rose only by
+/// their retries, the queued work that piled up first.
+pub(crate) fn outgrew(d: &Draft<'_>) -> &'static str {
+    let fresh_grew = d.new_work().is_none_or(|(_, fresh)| {
+        fresh >= crate::correlate::attribution::GREW_RATIO * d.r.extra.attribution_baseline_rate
+    });
+    if fresh_grew {
+        "demand outgrew capacity"
+    } else {
+        "queued work outgrew capacity"
+    }
+}
+
 /// Organic growth as the figures show it: the rise of all traffic, that
 /// it was spread over many clients, and the fleet that met it.
 pub(crate) fn growth(d: &Draft<'_>) -> String {
@@ -85,8 +98,22 @@ pub(crate) fn growth(d: &Draft<'_>) -> String {
     } else {
         format!("Requests rose across many {}s at once", attr.dimension)
     };
-    if d.has("retry_storm") {
-        s.push_str(", retries included");
+    match d.new_work() {
+        // Retries are part of the rise: said with what came without them.
+        Some((share, fresh)) if base > 0.0 && win > base => {
+            let _ = write!(
+                s,
+                "; about {:.0}% of the requests in the incident were failed ones sent again, and without them {fresh:.1} per second came",
+                share * 100.0
+            );
+            if fresh >= 1.1 * base {
+                let _ = write!(s, " ({:.1}x)", fresh / base);
+            } else {
+                s.push_str(", no more than before");
+            }
+        }
+        _ if d.has("retry_storm") => s.push_str(", retries included"),
+        _ => {}
     }
     let _ = write!(s, "; no single {} explains it", attr.dimension);
     let joined = r
@@ -307,11 +334,7 @@ pub(crate) fn section(out: &mut String, d: &Draft<'_>) {
             if grew {
                 // No customer caused it: demand outgrew what the service
                 // had, which is the cause a reader acts on (capacity).
-                let _ = write!(
-                    s,
-                    " Root cause (likely): demand outgrew capacity. {}",
-                    growth(d)
-                );
+                let _ = write!(s, " Root cause (likely): {}. {}", outgrew(d), growth(d));
             } else if let Some(t) = demand_followed(d) {
                 let _ = write!(s, " {t}");
             } else if d.findings.is_empty() {
@@ -342,7 +365,13 @@ pub(crate) fn section(out: &mut String, d: &Draft<'_>) {
         })
         .collect();
     if !chain.is_empty() {
-        let mut chain = chain.join("; then ");
+        // In causal order, one after the other: said as a list, not as a
+        // "then ... then" chain (review of the crash-loop draft).
+        let mut chain = match chain.split_last() {
+            Some((last, rest)) if rest.len() >= 2 => format!("{}; and {last}", rest.join("; ")),
+            Some((last, [first])) => format!("{first}, and then {last}"),
+            _ => chain.join(""),
+        };
         if let Some(c) = chain.get_mut(..1) {
             c.make_ascii_uppercase();
         }
@@ -573,6 +602,44 @@ mod tests {
         let s = summary(&r);
         assert!(
             s.contains("Requests that name a tenant rose from 10.0 to 35.0"),
+            "{s}"
+        );
+    }
+
+    /// A rise made mostly of retries is said with what came without them,
+    /// and is no demand that outgrew capacity unless queued work piled up
+    /// first (review of crash-loop draw 1665302: "2.3x, retries included"
+    /// where 58% of the requests were retries and new work was flat).
+    #[test]
+    fn a_rise_of_retries_is_not_demand() {
+        let mut r = bulk();
+        r.findings.retain(|f| f.pattern == "crash_loop");
+        r.extra.culprit = None;
+        r.attribution.organic = true;
+        r.attribution.grew = true;
+        r.extra.attribution_baseline_rate = 6.4;
+        r.extra.attribution_window_rate = 14.3;
+        let mut retries = crate::render::markdown::fixture::finding("retry_storm", 0.9, "08:18:23");
+        retries.figures = vec![(crate::patterns::retry_storm::RESENT_SHARE, 0.3)];
+        r.findings.push(retries);
+        let s = summary(&r);
+        assert!(s.contains("Root cause (likely): demand outgrew capacity. Requests rose from 6.4 to 14.3 per second (2.2x) across many tenants at once; about 30% of the requests in the incident were failed ones sent again, and without them 10.0 per second came (1.6x)"), "{s}");
+        if let Some(f) = r.findings.iter_mut().find(|f| f.pattern == "retry_storm") {
+            f.figures = vec![(crate::patterns::retry_storm::RESENT_SHARE, 0.58)];
+        }
+        let s = summary(&r);
+        assert!(!s.contains("outgrew"), "{s}");
+        let mut backlog =
+            crate::render::markdown::fixture::finding("backlog_growth", 0.9, "07:50:00");
+        backlog.title = "Queued work piled up faster than it drained".to_string();
+        r.findings.push(backlog);
+        let s = summary(&r);
+        assert!(
+            s.contains("Root cause (likely): queued work outgrew capacity."),
+            "{s}"
+        );
+        assert!(
+            s.contains("without them 6.0 per second came, no more than before;"),
             "{s}"
         );
     }
