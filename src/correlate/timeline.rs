@@ -83,10 +83,13 @@ pub fn build(a: &Analysis) -> Vec<TimelineEntry> {
             // Traffic that rose only once the service was failing is not
             // told as a rise before it (a blip of 11 req/s against 5 at
             // the head of the timeline read as the cause).
+            // Nor a peak of seconds where traffic over the window did not
+            // grow (stuck instances: "up to 16 req/s against 6.8" beside
+            // 7.6 req/s in the window, read as a surge by two reviews).
             a.surges
                 .iter()
                 .filter(|s| s.value == "(all)" && s.start < near.end)
-                .filter(|_| a.demand_after.is_none())
+                .filter(|_| a.demand_after.is_none() && a.attribution.grew)
                 .min_by_key(|s| s.start)
         });
     if let Some(s) = surge {

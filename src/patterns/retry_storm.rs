@@ -93,6 +93,14 @@ impl Case {
     fn share(&self) -> f64 {
         (self.retried.requests as f64 / self.sent.max(1) as f64).min(1.0)
     }
+
+    /// The share of what it sent that was retries adding to the `expected`
+    /// count (its baseline rate over the window): re-sends beyond the rise
+    /// replaced requests that would have come anyway.
+    fn added_share(&self, expected: f64) -> f64 {
+        let added = (self.sent as f64 - expected).max(0.0);
+        (added.min(self.retried.requests as f64) / self.sent.max(1) as f64).min(self.share())
+    }
 }
 
 pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
@@ -226,7 +234,16 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
     let rate_in = judged.sent as f64 / window.secs().max(1.0);
     let rate_base = judged.baseline_sent as f64 / baseline.secs().max(1.0);
     let above = adds(judged);
-    let share = judged.share();
+    // Where no client stands out, the retries are every client's on a bad
+    // minute: a storm only by the load they added. Re-sends beyond the
+    // rise in traffic replaced requests that would have come anyway
+    // (stuck-instances draw 1665300: 18% re-sent at 1.1x the usual rate,
+    // each client retrying once or twice, was told as a storm).
+    let share = if judged.who.is_none() {
+        judged.added_share(judged.baseline_sent as f64 / baseline.secs().max(1.0) * window.secs())
+    } else {
+        judged.share()
+    };
     let c = 0.1
         + 0.6 * ((share - SHARE_ORDINARY) / (SHARE_STORM - SHARE_ORDINARY)).clamp(0.0, 1.0)
         + 0.15 * (judged.retried.requests as f64 / 200.0).min(1.0)
@@ -523,6 +540,22 @@ mod tests {
         assert!(case(2000, 1840, None).plausible());
         // Work asked for again after the failure point is counted apart.
         assert!(case(2276, 0, Some(100)).plausible());
+    }
+
+    /// Only retries that added to the usual traffic make every client's
+    /// re-sends a storm: 215 re-sent of 1,181 at 1.1x the usual rate is
+    /// about 128 added (11%), not 18%; at 2.2x the re-sends all count.
+    #[test]
+    fn only_retries_that_added_load_count_for_every_client() {
+        let mut all = case(215, 0, None);
+        all.who = None;
+        all.sent = 1181;
+        let share = all.added_share(1053.0);
+        assert!((share - 128.0 / 1181.0).abs() < 1e-9, "{share}");
+        all.sent = 2316;
+        assert!((all.added_share(1053.0) - all.share()).abs() < 1e-9);
+        // Below the usual rate nothing was added.
+        assert_eq!(case(300, 0, None).added_share(3000.0), 0.0);
     }
 
     /// One program's retries under several keys are counted together; a

@@ -141,7 +141,7 @@ impl<'a> Draft<'a> {
         attr.organic
             && attr.grew
             && (self.r.extra.demand_after.is_none() || queued_first())
-            && (new_work || queued_first())
+            && new_work
     }
 
     /// Where a supported retry storm says what share of the incident's
@@ -271,15 +271,6 @@ pub(crate) fn lower_first(s: &str) -> String {
             f.to_ascii_lowercase().to_string() + c.as_str()
         }
         _ => s.to_string(),
-    }
-}
-
-/// `demand outgrew ...` -> `Demand outgrew ...`, for a sentence's start.
-pub(crate) fn upper_first(s: &str) -> String {
-    let mut c = s.chars();
-    match c.next() {
-        Some(f) => f.to_uppercase().collect::<String>() + c.as_str(),
-        None => String::new(),
     }
 }
 

@@ -185,8 +185,7 @@ pub(crate) fn section(out: &mut String, d: &Draft<'_>) {
     if trigger.is_none() {
         if d.demand_grew() {
             text.push(format!(
-                "{}. {}",
-                super::upper_first(super::summary::outgrew(d)),
+                "Demand outgrew capacity. {}",
                 super::summary::growth(d)
             ));
         } else if let Some(t) = super::summary::demand_followed(d) {
