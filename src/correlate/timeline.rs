@@ -383,7 +383,14 @@ pub fn build(a: &Analysis) -> Vec<TimelineEntry> {
             .find(|r| r.cause.is_some())
             .map(|r| cause_of(r))
             .unwrap_or_default();
-        let spread = (group.last().map_or(first, |r| r.down) - first) / 1000;
+        // Until the last of them first went down: an instance's second
+        // restart inside the minute is the loop going on, not the spread
+        // ("within 58 s" here beside the finding's "within 14 s").
+        let mut firsts: std::collections::BTreeMap<String, Millis> = Default::default();
+        for r in &group {
+            firsts.entry(a.ids.display(&r.instance)).or_insert(r.down);
+        }
+        let spread = (firsts.values().copied().max().unwrap_or(first) - first) / 1000;
         // A rollout replacing the fleet is the change's doing, not instances dying.
         let rollout = group
             .iter()
@@ -775,6 +782,44 @@ mod tests {
         assert_eq!(out.len(), 4, "{out:#?}");
         assert_eq!(out[0].text, "deploy of `app` v2.79.0 by ci");
         assert_eq!(out[0].sources, vec!["deploys.log:1", "github.json:2"]);
+    }
+
+    /// A group's spread runs to the last instance's first restart: one
+    /// restarted again inside the minute (a crash loop) does not widen it.
+    #[test]
+    fn a_groups_spread_ends_at_its_last_instances_first_restart() {
+        let mut a = Analysis {
+            incident: Some(crate::correlate::onset::Incident {
+                onset: 1000,
+                recovered: 2000,
+                symptoms_start: 1000,
+            }),
+            ..Analysis::default()
+        };
+        let restart = |instance: &str, down_s: i64| super::super::Restart {
+            instance: instance.to_string(),
+            down: down_s * 1000,
+            up: None,
+            source: Default::default(),
+            cause: None,
+        };
+        a.history.restarts = vec![
+            restart("web-1", 1010),
+            restart("web-2", 1015),
+            restart("web-3", 1024),
+            restart("web-1", 1068),
+        ];
+        a.fleet = ["web-1", "web-2", "web-3"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let texts: Vec<String> = build(&a).into_iter().map(|e| e.text).collect();
+        assert!(
+            texts
+                .iter()
+                .any(|t| t.starts_with("All 3 of 3 instances restarted within 14 s")),
+            "{texts:?}"
+        );
     }
 
     #[test]
