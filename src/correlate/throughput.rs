@@ -144,7 +144,7 @@ fn rate(s: &Series, (from, to): (Millis, Millis)) -> Option<f64> {
         .iter()
         .filter(|(t, _)| *t >= from && *t < to)
         .collect();
-    let rollups = step(&s.points).is_some_and(|d| d >= ROLLUP_MS);
+    let rollups = s.step() >= ROLLUP_MS;
     if points.len() < if rollups { MIN_ROLLUPS } else { MIN_POINTS } {
         return None;
     }
@@ -163,18 +163,6 @@ fn rate(s: &Series, (from, to): (Millis, Millis)) -> Option<f64> {
         points.iter().map(|p| p.1).collect()
     };
     (!values.is_empty()).then(|| median(&values))
-}
-
-/// The usual time between a series' samples: the median gap.
-fn step(points: &[(Millis, f64)]) -> Option<Millis> {
-    let gaps: Vec<f64> = points
-        .windows(2)
-        .filter_map(|w| match w {
-            [a, b] if b.0 > a.0 => Some((b.0 - a.0) as f64),
-            _ => None,
-        })
-        .collect();
-    (!gaps.is_empty()).then(|| median(&gaps) as Millis)
 }
 
 /// Whether a request-rate series shows requests completed in `[from, to)`
