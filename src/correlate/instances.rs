@@ -265,66 +265,8 @@ fn finish(
         .filter(|(_, ms)| ms.iter().any(|m| m.1 == Mark::Up))
         .map(|(i, _)| i.clone())
         .collect();
-    for (inst, mut ms) in marks {
-        ms.sort_by_key(|a| (a.0, a.1, a.2));
-        let mut current: Option<Restart> = None;
-        let mut last_up: Option<Millis> = None;
-        for (t, mark, origin, cause) in ms {
-            match mark {
-                Mark::Down => match &mut current {
-                    // A second kill marker of the same restart (event and log line).
-                    Some(r) if r.up.is_none() && t - r.down <= SAME_RESTART_MS => {
-                        if r.cause.is_none() {
-                            r.cause = cause;
-                        }
-                    }
-                    _ => {
-                        if let Some(r) = current.take() {
-                            h.restarts.push(r);
-                        }
-                        current = Some(Restart {
-                            instance: inst.clone(),
-                            down: t,
-                            up: None,
-                            source: origin,
-                            cause,
-                        });
-                    }
-                },
-                Mark::Up => match &mut current {
-                    Some(r) if r.up.is_none() => r.up = Some(t),
-                    Some(r) if r.up.is_some_and(|u| t - u <= SAME_RESTART_MS) => {
-                        // Started event and start-up log line of one restart: keep the later.
-                        r.up = Some(r.up.map_or(t, |u| u.max(t)));
-                    }
-                    // Two markers of one start (the Started event and the log line).
-                    _ if last_up.is_some_and(|u| t - u <= SAME_RESTART_MS) => {}
-                    _ => {
-                        // A start without a known stop is a restart only if this instance
-                        // had already been up: its first start is a boot or a scale-out.
-                        let was_up = current.is_some() || last_up.is_some();
-                        if let Some(r) = current.take() {
-                            h.restarts.push(r);
-                        }
-                        if was_up {
-                            current = Some(Restart {
-                                instance: inst.clone(),
-                                down: t,
-                                up: Some(t),
-                                source: origin,
-                                cause: None,
-                            });
-                        }
-                    }
-                },
-            }
-            if mark == Mark::Up {
-                last_up = Some(t);
-            }
-        }
-        if let Some(r) = current.take() {
-            h.restarts.push(r);
-        }
+    for (inst, ms) in marks {
+        h.restarts.extend(restarts_of(&inst, ms));
     }
     h.restarts
         .sort_by(|a, b| (a.down, &a.instance).cmp(&(b.down, &b.instance)));
@@ -337,6 +279,76 @@ fn finish(
             h.instances.remove(&g);
         }
     }
+}
+
+/// One instance's markers, in any order, turned into its restarts.
+fn restarts_of(inst: &str, mut ms: Vec<Marker>) -> Vec<Restart> {
+    let mut out = Vec::new();
+    let starts_seen = ms.iter().any(|m| m.1 == Mark::Up);
+    ms.sort_by_key(|a| (a.0, a.1, a.2));
+    let mut current: Option<Restart> = None;
+    let mut last_up: Option<Millis> = None;
+    for (t, mark, origin, cause) in ms {
+        match mark {
+            Mark::Down => match &mut current {
+                // A second kill marker of the same restart (event and log
+                // line). Where this instance's starts are seen at all, one
+                // that is still down cannot go down again: systemd's
+                // "Stopped" after a long restart back-off, a pod's
+                // repeated `BackOff`, belong to the kill before them.
+                Some(r) if r.up.is_none() && (t - r.down <= SAME_RESTART_MS || starts_seen) => {
+                    if r.cause.is_none() {
+                        r.cause = cause;
+                    }
+                }
+                _ => {
+                    if let Some(r) = current.take() {
+                        out.push(r);
+                    }
+                    current = Some(Restart {
+                        instance: inst.to_string(),
+                        down: t,
+                        up: None,
+                        source: origin,
+                        cause,
+                    });
+                }
+            },
+            Mark::Up => match &mut current {
+                Some(r) if r.up.is_none() => r.up = Some(t),
+                Some(r) if r.up.is_some_and(|u| t - u <= SAME_RESTART_MS) => {
+                    // Started event and start-up log line of one restart: keep the later.
+                    r.up = Some(r.up.map_or(t, |u| u.max(t)));
+                }
+                // Two markers of one start (the Started event and the log line).
+                _ if last_up.is_some_and(|u| t - u <= SAME_RESTART_MS) => {}
+                _ => {
+                    // A start without a known stop is a restart only if this instance
+                    // had already been up: its first start is a boot or a scale-out.
+                    let was_up = current.is_some() || last_up.is_some();
+                    if let Some(r) = current.take() {
+                        out.push(r);
+                    }
+                    if was_up {
+                        current = Some(Restart {
+                            instance: inst.to_string(),
+                            down: t,
+                            up: Some(t),
+                            source: origin,
+                            cause: None,
+                        });
+                    }
+                }
+            },
+        }
+        if mark == Mark::Up {
+            last_up = Some(t);
+        }
+    }
+    if let Some(r) = current.take() {
+        out.push(r);
+    }
+    out
 }
 
 /// How close two restarts of one instance, each seen in a different input,
@@ -629,6 +641,28 @@ mod tests {
                 (605_000, Some(606_000), None)
             ]
         );
+    }
+
+    /// systemd kills a stuck unit, backs off 2.5 min, then logs "Stopped"
+    /// and "Started": one restart, not two. Where no start is ever seen,
+    /// kills far apart stay two restarts.
+    #[test]
+    fn a_unit_still_down_cannot_go_down_again() {
+        let at = |t: Millis, mark: Mark| (t, mark, Origin::default(), None);
+        let kill_backoff_start = vec![
+            at(0, Mark::Down),
+            at(150_000, Mark::Down),
+            at(150_000, Mark::Up),
+            at(200_000, Mark::Down),
+            at(201_000, Mark::Up),
+        ];
+        let got: Vec<(Millis, Option<Millis>)> = restarts_of("vm-13", kill_backoff_start)
+            .iter()
+            .map(|r| (r.down, r.up))
+            .collect();
+        assert_eq!(got, [(0, Some(150_000)), (200_000, Some(201_000))]);
+        let never_up = vec![at(0, Mark::Down), at(150_000, Mark::Down)];
+        assert_eq!(restarts_of("vm-13", never_up).len(), 2);
     }
 
     #[test]
