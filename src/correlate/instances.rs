@@ -442,7 +442,10 @@ const CHECK_KILL_MS: Millis = 60_000;
 
 /// The cause of a restart that came right after its health check failed.
 pub const KILLED_FOR_CHECK: &str = "killed for failing its health check";
-pub const KILLED_BY_WATCHDOG: &str = "killed by its watchdog for failing its health check";
+/// A watchdog (systemd's `WatchdogSec`) kills a process that sent no
+/// keep-alive in time: hung or too busy to, not a failed probe of a service.
+pub const KILLED_BY_WATCHDOG: &str =
+    "killed by its watchdog: it sent no keep-alive in time (hung or too busy)";
 
 /// The instances whose first record of `signal` says what `says` looks
 /// for (one quote per instance is kept).

@@ -160,6 +160,65 @@ impl<'a> Draft<'a> {
     }
 }
 
+/// How bad the incident was for the customers, in words: from the share of
+/// their requests that failed (everyone else's where a client is blamed,
+/// its own failures being its doing). "Degraded" over 96% failed undersold
+/// a near-total outage.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Severity {
+    Degraded,
+    /// Most requests failed.
+    Severe,
+    /// Next to nothing was served.
+    Down,
+}
+
+/// At least this share failed: most requests.
+const MOST_FAILED: f64 = 0.5;
+/// At least this share failed: next to nothing was served.
+const NEARLY_ALL_FAILED: f64 = 0.9;
+
+impl Severity {
+    fn of_share(failed: f64) -> Severity {
+        if failed >= NEARLY_ALL_FAILED {
+            Severity::Down
+        } else if failed >= MOST_FAILED {
+            Severity::Severe
+        } else {
+            Severity::Degraded
+        }
+    }
+
+    /// "the service was {state} for 12 min".
+    pub fn state(self) -> &'static str {
+        match self {
+            Severity::Degraded => "degraded",
+            Severity::Severe => "severely degraded",
+            Severity::Down => "mostly down",
+        }
+    }
+
+    /// "Incident on 2026-03-12: 12 min of {kind}".
+    pub fn kind(self) -> &'static str {
+        match self {
+            Severity::Degraded => "degraded service",
+            Severity::Severe => "severely degraded service",
+            Severity::Down => "near-total outage",
+        }
+    }
+}
+
+impl Draft<'_> {
+    pub fn severity(&self) -> Severity {
+        let failed = match self.culprit {
+            Some(c) if c.others_requests > 0 => c.others_failed as f64 / c.others_requests as f64,
+            _ if self.r.extra.has_requests => self.r.impact.failed_share,
+            _ => 0.0,
+        };
+        Severity::of_share(failed)
+    }
+}
+
 pub fn render(r: &Report) -> String {
     render_with(r, &Options::default())
 }
@@ -186,9 +245,10 @@ fn header(out: &mut String, d: &Draft<'_>) {
     let r = d.r;
     let title = match (&r.incident.onset, r.incident.found) {
         (Some(o), true) => format!(
-            "Incident on {}: {} of degraded service",
+            "Incident on {}: {} of {}",
             date(o),
-            duration(r.incident.duration_s.unwrap_or(0))
+            duration(r.incident.duration_s.unwrap_or(0)),
+            d.severity().kind()
         ),
         _ => "No incident found".to_string(),
     };

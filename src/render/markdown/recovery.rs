@@ -306,6 +306,10 @@ fn symptom(e: &TimelineJson) -> String {
     }
 }
 
+/// A queue that drained this long (s) after the requests recovered is said:
+/// a scrape or two later is the same moment.
+const DRAINED_LATE_S: i64 = 120;
+
 pub(crate) fn section(out: &mut String, d: &Draft<'_>) {
     let _ = writeln!(out, "## Detection and recovery\n");
     let r = d.r;
@@ -409,19 +413,29 @@ pub(crate) fn section(out: &mut String, d: &Draft<'_>) {
     }
     // Requests recovered; a queue still deep at the end of the data did
     // not, and "normal for the rest of the data" beside it contradicted it.
-    let backlog_left = d
-        .finding("backlog_growth")
-        .is_some_and(|f| f.evidence.iter().any(|e| e.text.starts_with("not drained")));
+    // A queue that drained well after the requests recovered held work
+    // that waited until then: "recovered" alone undersold it.
+    let backlog = d.finding("backlog_growth");
+    let backlog_left =
+        backlog.is_some_and(|f| f.evidence.iter().any(|e| e.text.starts_with("not drained")));
+    let drained_later = backlog
+        .filter(|_| !backlog_left)
+        .and_then(|f| Some((secs_between(rec, &f.end)?, &f.end)))
+        .filter(|(late, _)| *late >= DRAINED_LATE_S);
+    let after = match drained_later {
+        _ if backlog_left => "requests were served normally for the rest of the data, but the queue had not drained by its end".to_string(),
+        Some((late, at)) => format!(
+            "requests were served normally from then, but the queue drained only at {} UTC, {} later: queued work waited until then",
+            hms(at),
+            duration(late)
+        ),
+        None => "normal for the rest of the data".to_string(),
+    };
     let _ = writeln!(
         out,
-        "- **Recovered:** {} UTC, {} after the onset; {}.",
+        "- **Recovered:** {} UTC, {} after the onset; {after}.",
         hms(rec),
         duration(r.incident.duration_s.unwrap_or(0)),
-        if backlog_left {
-            "requests were served normally for the rest of the data, but the queue had not drained by its end"
-        } else {
-            "normal for the rest of the data"
-        }
     );
     let _ = writeln!(out, "- **Alerted, declared:** not in the inputs.\n");
 }
@@ -587,6 +601,35 @@ mod tests {
         let mut out = String::new();
         section(&mut out, &d);
         assert!(out.contains("What ended it:** not in the data"), "{out}");
+    }
+
+    /// Requests served again at 08:01:35 while the queue drained at
+    /// 08:41:35: the work queued meanwhile waited 40 min more, said beside
+    /// "recovered". A queue drained a scrape after recovery is not.
+    #[test]
+    fn a_queue_that_drained_long_after_recovery_is_said() {
+        let mut r = bulk();
+        let mut backlog =
+            crate::render::markdown::fixture::finding("backlog_growth", 0.8, "07:57:00");
+        backlog.end = "2026-10-01T08:41:35Z".to_string();
+        r.findings.push(backlog);
+        let mut out = String::new();
+        section(&mut out, &Draft::new(&r));
+        assert!(
+            out.contains("but the queue drained only at 08:41:35 UTC, 40 min later: queued work waited until then."),
+            "{out}"
+        );
+        for f in &mut r.findings {
+            if f.pattern == "backlog_growth" {
+                f.end = "2026-10-01T08:02:05Z".to_string();
+            }
+        }
+        let mut out = String::new();
+        section(&mut out, &Draft::new(&r));
+        assert!(
+            out.contains("after the onset; normal for the rest of the data."),
+            "{out}"
+        );
     }
 
     /// A rollback four minutes after the symptoms stopped did not end them,

@@ -221,7 +221,10 @@ pub(crate) fn section(out: &mut String, d: &Draft<'_>) {
     };
     let dur = duration(r.incident.duration_s.unwrap_or(0));
     let imp = &r.impact;
-    let mut s = format!("On {window} the service was degraded for {dur}");
+    let mut s = format!(
+        "On {window} the service was {} for {dur}",
+        d.severity().state()
+    );
     // Everyone else's rate: the culprit's own failures are its doing, not
     // what the other customers saw.
     let slow = slowdown(r);
@@ -440,6 +443,29 @@ mod tests {
         let mut out = String::new();
         section(&mut out, &Draft::new(r));
         out
+    }
+
+    /// How bad it was is said from what the other customers saw: 1 in 4
+    /// of their requests failing is "degraded"; 96% is an outage, whatever
+    /// share the blamed client's own failures make.
+    #[test]
+    fn an_outage_is_not_called_degraded() {
+        let mut r = bulk();
+        assert!(summary(&r).contains("the service was degraded for"));
+        if let Some(c) = r.extra.culprit.as_mut() {
+            c.others_failed = 4300;
+        }
+        let s = summary(&r);
+        assert!(s.contains("the service was mostly down for"), "{s}");
+        let title = crate::render::markdown::render(&r);
+        assert!(
+            title.starts_with("# Incident on 2026-10-01: 4 min 41 s of near-total outage"),
+            "{title}"
+        );
+        if let Some(c) = r.extra.culprit.as_mut() {
+            c.others_failed = 3000;
+        }
+        assert!(summary(&r).contains("the service was severely degraded for"));
     }
 
     /// A quiet report says stayed normal only what the inputs hold, and
