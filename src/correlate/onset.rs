@@ -581,7 +581,12 @@ pub fn find(span: Span, flags: &Flags) -> Option<Incident> {
     // queue drained somewhere in it.
     let fine = |i: &usize| flags.coarse.get(*i) != Some(&true);
     let first = (whole.0..=whole.1).find(fine).unwrap_or(whole.0);
-    let last = (first..=whole.1).rev().find(fine).unwrap_or(whole.1);
+    // The last fine second that is a symptom: the quiet seconds of a
+    // rollup's period joined to the cluster are not.
+    let last = (first..=whole.1)
+        .rev()
+        .find(|i| fine(i) && flags.symptom(*i))
+        .unwrap_or(whole.1);
     // A slow request is over when it is answered: the requests of the last
     // slow seconds ran on past them (a request held 60 s until the load
     // balancer gave up on it), and service was not back until they ended.
@@ -943,6 +948,19 @@ mod tests {
         for i in 360..600 {
             f.other[i] = true;
             f.coarse[i] = i >= 400;
+        }
+        let inc = find(span, &f).expect("incident");
+        assert_eq!(inc.recovered, 1400);
+        // A minute's rollup 80 s after the failures, joined to them: the
+        // quiet seconds between are no symptom, and do not date the end.
+        let mut f = flags(600);
+        for i in 300..400 {
+            f.errors[i] = true;
+        }
+        f.coarse = vec![false; 600];
+        for i in 480..540 {
+            f.other[i] = true;
+            f.coarse[i] = true;
         }
         let inc = find(span, &f).expect("incident");
         assert_eq!(inc.recovered, 1400);
