@@ -17,6 +17,9 @@ pub struct PoolInstance {
     pub peak_waiting: f64,
     /// Runs (start ms, end ms) during which the pool was saturated.
     pub saturated: Vec<(Millis, Millis)>,
+    /// Runs (start ms, end ms) of consecutive samples with callers waiting,
+    /// where a waiting count is known: a clear sample ends a run.
+    pub waiting_runs: Option<Vec<(Millis, Millis)>>,
     /// Series key and input of the in-use series, for evidence.
     pub series: String,
     pub input: u32,
@@ -238,6 +241,8 @@ pub fn pool_state(agg: &Aggregates, span: Span, ids: &Identities) -> PoolState {
             (t - at <= step).then_some(v)
         };
         let mut runs: Vec<(Millis, Millis)> = Vec::new();
+        let mut waiting_runs: Vec<(Millis, Millis)> = Vec::new();
+        let mut waiting_open = false;
         let mut peak_in_use: f64 = 0.0;
         let mut peak_waiting: f64 = 0.0;
         for &(t, v) in &in_use.points {
@@ -270,6 +275,12 @@ pub fn pool_state(agg: &Aggregates, span: Span, ids: &Identities) -> PoolState {
                     }
                 }
             }
+            match waiting_runs.last_mut() {
+                Some(last) if waits && waiting_open => last.1 = t + step,
+                _ if waits => waiting_runs.push((t, t + step)),
+                _ => {}
+            }
+            waiting_open = waits;
             let knows_waiting = is_waiting_series || waiting.is_some();
             if waits || (at_max && !knows_waiting) {
                 for s in t.div_euclid(1000)..(t + step).div_euclid(1000) {
@@ -313,6 +324,9 @@ pub fn pool_state(agg: &Aggregates, span: Span, ids: &Identities) -> PoolState {
             peak_in_use,
             peak_waiting,
             saturated: runs,
+            waiting_runs: (in_use.role == Some(MetricRole::DbConnectionsWaiting)
+                || waiting.is_some())
+            .then_some(waiting_runs),
             series: in_use.key.clone(),
             input: in_use.input,
             seen: (
@@ -593,6 +607,59 @@ mod tests {
         assert!(!told.pressing_secs.iter().any(|p| *p));
         let untold = state(false);
         assert!(untold.pressing_secs.iter().any(|p| *p));
+    }
+
+    /// Waiting callers in runs of samples: a clear sample between two
+    /// waiting ones ends a run, though the pool stayed at its maximum; a
+    /// pool with no waiting count has none.
+    #[test]
+    fn waiting_runs_end_at_a_clear_sample() {
+        let mut agg = Aggregates::new();
+        let key = |n: &str| format!("{n}{{pod=web-1}}");
+        for (k, (active, waiting)) in [(5.0, 0.0), (5.0, 2.0), (5.0, 0.0), (5.0, 3.0), (5.0, 4.0)]
+            .into_iter()
+            .enumerate()
+        {
+            for (name, role, value) in [
+                (
+                    "hikaricp_connections_active",
+                    MetricRole::DbConnectionsInUse,
+                    active,
+                ),
+                (
+                    "hikaricp_connections_max",
+                    MetricRole::DbConnectionsMax,
+                    5.0,
+                ),
+                (
+                    "hikaricp_connections_pending",
+                    MetricRole::DbConnectionsWaiting,
+                    waiting,
+                ),
+            ] {
+                agg.add(Event::Metric(MetricSample {
+                    ts: k as i64 * 60_000,
+                    origin: Default::default(),
+                    name: name.into(),
+                    role: Some(role),
+                    value,
+                    instance: Some("web-1".into()),
+                    series: key(name),
+                    period_start: false,
+                }));
+            }
+        }
+        agg.finish();
+        let span = Span::new(0, 300);
+        let ids = super::super::identity::build(&agg, span, &[]);
+        let state = pool_state(&agg, span, &ids);
+        let p = state.instances.first().expect("a pool");
+        assert_eq!(p.saturated, vec![(0, 300_000)]);
+        assert_eq!(
+            p.waiting_runs,
+            Some(vec![(60_000, 120_000), (180_000, 300_000)])
+        );
+        assert_eq!(in_use(false, 15.0).instances[0].waiting_runs, None);
     }
 
     /// Series with no labels at all (one column each in a panel export):
