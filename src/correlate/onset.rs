@@ -486,6 +486,33 @@ fn latency_of_one_window(flags: &Flags, range: std::ops::Range<usize>) -> bool {
     only_latency && timed < 2.0 * LATENCY_MIN_TIMED
 }
 
+/// Moves the start of `whole` (first, last, symptomatic seconds) past
+/// leading runs of fewer than half [`MIN_SYMPTOM_SECS`] symptomatic seconds
+/// that a healthy [`MIN_INCIDENT_SECS`] or more separates from the rest.
+fn trim_precursors(flags: &Flags, whole: &mut (usize, usize, usize)) {
+    loop {
+        let symptoms = || (whole.0..=whole.1).filter(|&i| flags.symptom(i));
+        let mut run = (0usize, None::<usize>);
+        let mut next = None;
+        for i in symptoms() {
+            match run.1 {
+                Some(last) if (i - last) as i64 > MIN_INCIDENT_SECS => {
+                    next = Some(i);
+                    break;
+                }
+                _ => run = (run.0 + 1, Some(i)),
+            }
+        }
+        match next {
+            Some(i) if run.0 < MIN_SYMPTOM_SECS / 2 => {
+                whole.0 = i;
+                whole.2 = whole.2.saturating_sub(run.0);
+            }
+            _ => return,
+        }
+    }
+}
+
 pub fn find(span: Span, flags: &Flags) -> Option<Incident> {
     let n = span.len();
     let mut clusters: Vec<(usize, usize, usize)> = Vec::new(); // (first, last, symptomatic secs)
@@ -575,6 +602,12 @@ pub fn find(span: Span, flags: &Flags) -> Option<Incident> {
             break;
         }
     }
+    // A few symptomatic seconds and then a healthy minute before the rest
+    // are no onset: one traceback's error lines, one slow request that the
+    // baseline holds a few of an hour (flag-flip draw 1818100 was dated
+    // 78 s before the flag flip that caused it, which then could not be
+    // the cause). The clusters were joined across shorter gaps than that.
+    trim_precursors(flags, &mut whole);
     // The symptoms began with the first second a fine record marks; the
     // coarse periods before it are dated below, as causes are. They ended
     // with the last such second: a rollup's last period says only that the
@@ -964,6 +997,23 @@ mod tests {
         }
         let inc = find(span, &f).expect("incident");
         assert_eq!(inc.recovered, 1400);
+    }
+
+    /// One second of failures 78 s before the incident is no onset; ten
+    /// seconds of them in the minute before it are its first wave.
+    #[test]
+    fn a_lone_second_a_healthy_minute_before_is_no_onset() {
+        let span = Span::new(1000, 1600);
+        let mut f = flags(600);
+        f.other[100] = true;
+        for i in 178..300 {
+            f.errors[i] = true;
+        }
+        assert_eq!(find(span, &f).map(|i| i.onset), Some(1178));
+        for i in 100..110 {
+            f.errors[i] = true;
+        }
+        assert_eq!(find(span, &f).map(|i| i.onset), Some(1100));
     }
 
     #[test]
