@@ -96,6 +96,30 @@ fn probes_exported(files: &[(String, String)], probes_recorded: bool) -> bool {
     })
 }
 
+/// Where every exported source that shows probes was cut to its newest
+/// records (ECS keeps a service's last 100 events), the time (ISO, UTC)
+/// from which they hold any; `None` where one holds the whole span.
+fn probes_shown_from(plan: &emit::plan::Plan, probes_recorded: bool) -> Option<String> {
+    use emit::family::{AccessFamily, EventsFamily};
+    let shows = |fam: &str| {
+        EventsFamily::ALL
+            .iter()
+            .any(|f| f.shows_probes() && f.name() == fam)
+            || probes_recorded
+                && AccessFamily::ALL
+                    .iter()
+                    .any(|f| f.logs_health_checks() && f.name() == fam)
+    };
+    let mut from: Option<String> = None;
+    for s in plan.sources.iter().filter(|s| shows(&s.family)) {
+        let kept = s.details.get(emit::events::ecs::KEPT_FROM)?;
+        if from.as_ref().is_none_or(|f| kept < f) {
+            from = Some(kept.clone());
+        }
+    }
+    from
+}
+
 /// What no exported file can show is not asked of a report: the first
 /// failed probe leaves the timeline, and `health_check_coupling` is no
 /// longer required (still forbidden where it did not happen).
@@ -216,6 +240,17 @@ pub fn write(
             .any(|r| r.kind == facts::ReqKind::HealthCheck);
         if !probes_exported(&written.files, probes_recorded) {
             unseen_probes(o);
+        } else if let Some(from) = probes_shown_from(&written.plan, probes_recorded) {
+            // Every file that shows probes begins after the first failed:
+            // the first failure is in none of them.
+            if let Some(t) = o.get_mut("timeline").and_then(Value::as_object_mut) {
+                if t.get("health_checks_failing")
+                    .and_then(Value::as_str)
+                    .is_some_and(|first| first < from.as_str())
+                {
+                    t.remove("health_checks_failing");
+                }
+            }
         }
         if !balancer_log_exported(&written.files) {
             retries_in_own_log(o);

@@ -15,6 +15,10 @@ use crate::gen::facts::{ChangeKind, InfraKind, Ms};
 use crate::gen::rng::Rng;
 use crate::gen::time::{self, OffsetStyle};
 
+/// The `details` key of the oldest event the 100-event limit kept, where it
+/// dropped any.
+pub const KEPT_FROM: &str = "kept_from";
+
 pub fn write(ctx: &Ctx, clock: &Clock, rng: &mut Rng, plan: &mut SourcePlan) -> Vec<OutFile> {
     let svc = &ctx.w.service;
     let cli_v2 = rng.chance(0.6);
@@ -83,6 +87,13 @@ pub fn write(ctx: &Ctx, clock: &Clock, rng: &mut Rng, plan: &mut SourcePlan) -> 
     let total = ev.len();
     ev.truncate(100);
     plan.detail("events_dropped_by_the_100_limit", total - ev.len());
+    // What the export holds from on (its clock's time): a probe that failed
+    // before it is in no file.
+    if total > ev.len() {
+        if let Some((t, _)) = ev.last() {
+            plan.detail(KEPT_FROM, time::iso_s(*t));
+        }
+    }
     let events: Vec<J> = ev
         .iter()
         .map(|(t, m)| {

@@ -7,7 +7,7 @@
 //! its kind: [`carriers`] says which, and the driver adds the deploy log when none was chosen.
 
 mod changes;
-mod ecs;
+pub mod ecs;
 mod journal;
 mod k8s;
 
