@@ -70,9 +70,11 @@ impl StopCauses {
             .any(|group| !group.is_empty() && group.iter().all(|w| c.contains(w.as_str())))
     }
 
-    /// Whether a stop's cause says a failing health check killed it.
+    /// Whether a stop's cause says a failing health check killed it. A
+    /// watchdog's kill is one: the keep-alive it waited for is the unit's
+    /// liveness check, however the cause is worded.
     pub fn killed_by_check(&self, cause: &str) -> bool {
-        any_in(cause, &self.health_check)
+        any_in(cause, &self.health_check) || self.killed_by_watchdog(cause)
     }
 
     /// Whether a stop's cause (or an instance's crash line) says it ran
@@ -103,6 +105,9 @@ mod tests {
         let probe = "Container app failed liveness probe, will be restarted";
         assert!(c.died_of(probe) && c.killed_by_check(probe));
         assert!(c.died_of("OOMKilled") && !c.killed_by_check("OOMKilled"));
+        assert!(c.killed_by_check(
+            "killed by its watchdog: it sent no keep-alive in time (hung or too busy)"
+        ));
         let watchdog = "app.service: Watchdog timeout (limit 30s)!";
         assert!(c.killed_by_watchdog(watchdog));
         let ecs = "(service app) has stopped 1 running tasks: (task 30b9dd92).";
