@@ -217,6 +217,11 @@ pub struct Definition {
     /// tried before `patterns` (see `pg_prefix.rs`).
     #[serde(default)]
     pub log_line_prefixes: Vec<String>,
+    /// `graphite_render`: path segments after which a dotted name carries
+    /// its host (Diamond's `servers.<host>.`): that segment names the
+    /// instance.
+    #[serde(default)]
+    pub host_parents: Vec<String>,
     /// `columns`: where the header is and how cells are separated.
     #[serde(default)]
     pub columns: Option<super::kinds::ColumnsSpec>,

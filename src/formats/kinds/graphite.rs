@@ -27,15 +27,27 @@ use std::borrow::Cow;
 use super::{metric_record, number_text, Extractor, Skip};
 use crate::formats::compile::Fields;
 
-pub struct Render;
+/// `host_parents`: see [`crate::formats::definition::Definition::host_parents`].
+pub struct Render {
+    host_parents: Vec<String>,
+}
+
+impl Render {
+    pub fn new(def: &crate::formats::definition::Definition) -> Render {
+        Render {
+            host_parents: def.host_parents.clone(),
+        }
+    }
+}
 
 impl Extractor for Render {
     fn line<'a>(&mut self, line: &'a str) -> Result<Vec<Fields<'a>>, Skip> {
-        super::json_document_line(line, records)
+        let parents = &self.host_parents;
+        super::json_document_line(line, |doc| records(doc, parents))
     }
 
     fn document<'a>(&mut self, doc: &'a Value) -> Result<Vec<Fields<'a>>, Skip> {
-        records(doc)
+        records(doc, &self.host_parents)
     }
 
     fn sniff(&self, head: &str) -> f64 {
@@ -51,11 +63,7 @@ impl Extractor for Render {
     }
 }
 
-/// Path segments after which Graphite naming conventions put a host
-/// (Diamond's `servers.<host>.`, the `hosts.<host>.` of many collectors).
-const HOST_PARENTS: [&str; 2] = ["servers", "hosts"];
-
-fn records(doc: &Value) -> Result<Vec<Fields<'_>>, Skip> {
+fn records<'a>(doc: &'a Value, host_parents: &[String]) -> Result<Vec<Fields<'a>>, Skip> {
     const NOT: Skip = "not a Graphite render response: no `[{target, datapoints}]`";
     let series = doc
         .as_array()
@@ -82,7 +90,7 @@ fn records(doc: &Value) -> Result<Vec<Fields<'_>>, Skip> {
             .filter(|(k, _)| k.as_str() != "name")
             .filter_map(|(k, v)| Some((Cow::Borrowed(k.as_str()), Cow::Borrowed(v.as_str()?))))
             .collect();
-        if let Some(host) = host_segment(target) {
+        if let Some(host) = host_segment(target, host_parents) {
             if !labels.iter().any(|(k, _)| k == "host") {
                 labels.push((Cow::Borrowed("host"), Cow::Borrowed(host)));
             }
@@ -102,10 +110,13 @@ fn records(doc: &Value) -> Result<Vec<Fields<'_>>, Skip> {
 }
 
 /// The host of a `servers.<host>.<metric...>` path: the segment after the
-/// first [`HOST_PARENTS`] word, when a metric follows it.
-fn host_segment(target: &str) -> Option<&str> {
+/// first of `parents` (the definition's `host_parents`), when a metric
+/// follows it.
+fn host_segment<'t>(target: &'t str, parents: &[String]) -> Option<&'t str> {
     let segments: Vec<&str> = target.split('.').collect();
-    let at = segments.iter().position(|s| HOST_PARENTS.contains(s))?;
+    let at = segments
+        .iter()
+        .position(|s| parents.iter().any(|p| p == s))?;
     let host = segments.get(at + 1).filter(|h| !h.is_empty())?;
     // A host with nothing after it is the metric's own name, not a host.
     segments.get(at + 2)?;
@@ -116,8 +127,20 @@ fn host_segment(target: &str) -> Option<&str> {
 mod tests {
     use super::*;
 
+    /// The extractor of `parsers/metrics/graphite_render.json`.
+    fn render() -> Render {
+        let cat = crate::formats::Catalogue::builtin().expect("catalogue");
+        let def = cat
+            .formats
+            .iter()
+            .find(|f| f.def.name == "graphite_render")
+            .map(|f| &f.def)
+            .expect("the graphite_render definition");
+        Render::new(def)
+    }
+
     fn summary(line: &str) -> Result<Vec<String>, Skip> {
-        Render
+        render()
             .line(line)
             .map(|recs| super::super::point_summary(&recs))
     }
@@ -174,13 +197,17 @@ mod tests {
             ("servers.web-1", None),
             ("app.api-1.pool.active", None),
         ] {
-            assert_eq!(host_segment(target), want, "{target}");
+            assert_eq!(
+                host_segment(target, &render().host_parents),
+                want,
+                "{target}"
+            );
         }
     }
 
     #[test]
     fn malformed_points_are_passed_over() {
-        let recs = Render
+        let recs = render()
             .line(r#"[{"target": "a.b", "datapoints": [[1.0], "x", [null, null], [2.0, 1790841480]]}]"#)
             .expect("records");
         assert_eq!(recs.len(), 1);

@@ -147,7 +147,7 @@ pub fn extractor(format: &Format) -> Option<Box<dyn Extractor>> {
         DefinitionKind::MysqlSlow => Box::<mysql_slow::SlowLog>::default(),
         DefinitionKind::OtlpLogs => Box::new(otlp_logs::Otlp::new(def)),
         DefinitionKind::PostgresLog => Box::new(postgres_log::PostgresLog::new(format)),
-        DefinitionKind::GraphiteRender => Box::new(graphite::Render),
+        DefinitionKind::GraphiteRender => Box::new(graphite::Render::new(def)),
         DefinitionKind::InfluxLine => Box::<influx::LineProtocol>::default(),
         DefinitionKind::VictoriametricsExport => Box::new(victoria::Export),
         DefinitionKind::GcpTimeSeries => Box::new(gcp_monitoring::TimeSeries),
@@ -210,7 +210,7 @@ pub fn number_text(v: &Value) -> Option<Cow<'_, str>> {
 /// line's value does not outlive the call).
 pub(crate) fn json_document_line(
     line: &str,
-    records: for<'v> fn(&'v Value) -> Result<Vec<Fields<'v>>, Skip>,
+    records: impl for<'v> Fn(&'v Value) -> Result<Vec<Fields<'v>>, Skip>,
 ) -> Result<Vec<Fields<'static>>, Skip> {
     if line.trim().is_empty() {
         return Err(BLANK);
