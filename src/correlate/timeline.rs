@@ -229,19 +229,32 @@ pub fn build(a: &Analysis) -> Vec<TimelineEntry> {
             .collect();
         let first = firsts.iter().min().filter(|(f, _)| *f == ts);
         let last = firsts.iter().map(|(f, _)| *f).max();
+        // A watchdog's timeout (systemd's `WatchdogSec`) is a missed
+        // keep-alive, not a probe answered badly: told as such where every
+        // failing instance's was one and no probe request failed.
+        let watchdog = from_access.is_none()
+            && !firsts.is_empty()
+            && firsts.iter().all(|(_, i)| {
+                a.history.restarts.iter().any(|r| {
+                    &r.instance == *i
+                        && r.cause.as_deref() == Some(super::instances::KILLED_BY_WATCHDOG)
+                })
+            });
+        let (starts, fail) = if watchdog {
+            ("Watchdog timeouts start", "time out")
+        } else {
+            ("Health checks start failing", "fail them")
+        };
         let text = match (first, last) {
             (Some((_, who)), Some(l)) if n > 1 && l - ts >= 30_000 => format!(
-                "Health checks start failing on {}; {n} of {of} instances fail them by {}",
+                "{starts} on {}; {n} of {of} instances {fail} by {}",
                 a.ids.display(who),
                 crate::zone::clock(l)
             ),
             (Some((_, who)), _) if n == 1 => {
-                format!(
-                    "Health checks start failing on {} (1 of {of} instances)",
-                    a.ids.display(who)
-                )
+                format!("{starts} on {} (1 of {of} instances)", a.ids.display(who))
             }
-            _ => format!("Health checks start failing (on {n} of {of} instances)"),
+            _ => format!("{starts} (on {n} of {of} instances)"),
         };
         out.push(TimelineEntry {
             ts,
@@ -819,6 +832,56 @@ mod tests {
                 .iter()
                 .any(|t| t.starts_with("All 3 of 3 instances restarted within 14 s")),
             "{texts:?}"
+        );
+    }
+
+    /// Failed keep-alives that a watchdog killed the instances for are
+    /// told as watchdog timeouts; a failed probe is a failing health check.
+    #[test]
+    fn a_watchdog_timeout_is_no_failing_health_check() {
+        let mut a = Analysis {
+            incident: Some(crate::correlate::onset::Incident {
+                onset: 1000,
+                recovered: 2000,
+                symptoms_start: 1000,
+            }),
+            ..Analysis::default()
+        };
+        a.fleet = ["vm-1", "vm-2"].iter().map(|s| s.to_string()).collect();
+        for (i, inst) in ["vm-1", "vm-2"].iter().enumerate() {
+            let t = 1_010_000 + i as Millis * 5_000;
+            a.history.probe_failures.insert(
+                inst.to_string(),
+                super::super::ProbeFailures {
+                    first: t,
+                    last: t,
+                    count: 1,
+                    origin: Default::default(),
+                    runs: vec![(t, t, Default::default())],
+                },
+            );
+            a.history.restarts.push(super::super::Restart {
+                instance: inst.to_string(),
+                down: t,
+                up: None,
+                source: Default::default(),
+                cause: Some(super::super::instances::KILLED_BY_WATCHDOG.to_string()),
+            });
+        }
+        let row = |a: &Analysis| {
+            build(a)
+                .into_iter()
+                .find(|e| e.kind == TimelineKind::HealthChecksFailing)
+                .map(|e| e.text)
+        };
+        assert_eq!(
+            row(&a).as_deref(),
+            Some("Watchdog timeouts start (on 2 of 2 instances)")
+        );
+        a.history.restarts[1].cause = Some("Container api failed liveness probe".to_string());
+        assert_eq!(
+            row(&a).as_deref(),
+            Some("Health checks start failing (on 2 of 2 instances)")
         );
     }
 
