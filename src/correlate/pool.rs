@@ -397,6 +397,27 @@ mod tests {
         pool_state(&agg, span, &ids)
     }
 
+    /// The `k`th minute's sample of `name` on `instance`.
+    fn minute_sample(
+        k: usize,
+        name: &str,
+        role: MetricRole,
+        value: f64,
+        instance: &str,
+        period_start: bool,
+    ) -> Event<'static> {
+        Event::Metric(MetricSample {
+            ts: k as i64 * 60_000,
+            origin: Default::default(),
+            name: name.into(),
+            role: Some(role),
+            value,
+            instance: Some(instance.into()),
+            series: format!("{name}{{host={instance}}}"),
+            period_start,
+        })
+    }
+
     /// Connections in use of a pool of 15, a point a minute: a rollup's
     /// average of 14.5 was at the maximum for at least half its minute; an
     /// average of 14 need not have been, and neither need an instant
@@ -408,16 +429,7 @@ mod tests {
                 ("sv_active", MetricRole::DbConnectionsInUse, v),
                 ("pool_size", MetricRole::DbConnectionsMax, 15.0),
             ] {
-                agg.add(Event::Metric(MetricSample {
-                    ts: k as i64 * 60_000,
-                    origin: Default::default(),
-                    name: name.into(),
-                    role: Some(role),
-                    value,
-                    instance: Some("db-1".into()),
-                    series: format!("{name}{{host=db-1}}"),
-                    period_start,
-                }));
+                agg.add(minute_sample(k, name, role, value, "db-1", period_start));
             }
         }
         agg.finish();
@@ -615,7 +627,6 @@ mod tests {
     #[test]
     fn waiting_runs_end_at_a_clear_sample() {
         let mut agg = Aggregates::new();
-        let key = |n: &str| format!("{n}{{pod=web-1}}");
         for (k, (active, waiting)) in [(5.0, 0.0), (5.0, 2.0), (5.0, 0.0), (5.0, 3.0), (5.0, 4.0)]
             .into_iter()
             .enumerate()
@@ -637,16 +648,7 @@ mod tests {
                     waiting,
                 ),
             ] {
-                agg.add(Event::Metric(MetricSample {
-                    ts: k as i64 * 60_000,
-                    origin: Default::default(),
-                    name: name.into(),
-                    role: Some(role),
-                    value,
-                    instance: Some("web-1".into()),
-                    series: key(name),
-                    period_start: false,
-                }));
+                agg.add(minute_sample(k, name, role, value, "web-1", false));
             }
         }
         agg.finish();

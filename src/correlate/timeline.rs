@@ -797,18 +797,23 @@ mod tests {
         assert_eq!(out[0].sources, vec!["deploys.log:1", "github.json:2"]);
     }
 
-    /// A group's spread runs to the last instance's first restart: one
-    /// restarted again inside the minute (a crash loop) does not widen it.
-    #[test]
-    fn a_groups_spread_ends_at_its_last_instances_first_restart() {
-        let mut a = Analysis {
+    /// An analysis whose incident ran from second 1000 to 2000.
+    fn incident_1000_to_2000() -> Analysis {
+        Analysis {
             incident: Some(crate::correlate::onset::Incident {
                 onset: 1000,
                 recovered: 2000,
                 symptoms_start: 1000,
             }),
             ..Analysis::default()
-        };
+        }
+    }
+
+    /// A group's spread runs to the last instance's first restart: one
+    /// restarted again inside the minute (a crash loop) does not widen it.
+    #[test]
+    fn a_groups_spread_ends_at_its_last_instances_first_restart() {
+        let mut a = incident_1000_to_2000();
         let restart = |instance: &str, down_s: i64| super::super::Restart {
             instance: instance.to_string(),
             down: down_s * 1000,
@@ -839,14 +844,7 @@ mod tests {
     /// told as watchdog timeouts; a failed probe is a failing health check.
     #[test]
     fn a_watchdog_timeout_is_no_failing_health_check() {
-        let mut a = Analysis {
-            incident: Some(crate::correlate::onset::Incident {
-                onset: 1000,
-                recovered: 2000,
-                symptoms_start: 1000,
-            }),
-            ..Analysis::default()
-        };
+        let mut a = incident_1000_to_2000();
         a.fleet = ["vm-1", "vm-2"].iter().map(|s| s.to_string()).collect();
         for (i, inst) in ["vm-1", "vm-2"].iter().enumerate() {
             let t = 1_010_000 + i as Millis * 5_000;

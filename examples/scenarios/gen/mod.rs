@@ -84,34 +84,34 @@ pub fn generate(name: &str, seed: u64, small: bool) -> Option<Generated> {
 /// journal, which shows none, could have held). A load balancer's own log
 /// and a host's journal do not: there a probe fails unseen.
 fn probes_exported(files: &[(String, String)], probes_recorded: bool) -> bool {
+    files
+        .iter()
+        .any(|(_, fam)| shows_probes(fam, probes_recorded))
+}
+
+/// Whether a file of family `fam` shows failed probes: orchestrator events
+/// that say so, or a request log of the probes where probes were recorded.
+fn shows_probes(fam: &str, probes_recorded: bool) -> bool {
     use emit::family::{AccessFamily, EventsFamily};
-    files.iter().any(|(_, fam)| {
-        EventsFamily::ALL
-            .iter()
-            .any(|f| f.shows_probes() && f.name() == fam)
-            || probes_recorded
-                && AccessFamily::ALL
-                    .iter()
-                    .any(|f| f.logs_health_checks() && f.name() == fam)
-    })
+    EventsFamily::ALL
+        .iter()
+        .any(|f| f.shows_probes() && f.name() == fam)
+        || probes_recorded
+            && AccessFamily::ALL
+                .iter()
+                .any(|f| f.logs_health_checks() && f.name() == fam)
 }
 
 /// Where every exported source that shows probes was cut to its newest
 /// records (ECS keeps a service's last 100 events), the time (ISO, UTC)
 /// from which they hold any; `None` where one holds the whole span.
 fn probes_shown_from(plan: &emit::plan::Plan, probes_recorded: bool) -> Option<String> {
-    use emit::family::{AccessFamily, EventsFamily};
-    let shows = |fam: &str| {
-        EventsFamily::ALL
-            .iter()
-            .any(|f| f.shows_probes() && f.name() == fam)
-            || probes_recorded
-                && AccessFamily::ALL
-                    .iter()
-                    .any(|f| f.logs_health_checks() && f.name() == fam)
-    };
     let mut from: Option<String> = None;
-    for s in plan.sources.iter().filter(|s| shows(&s.family)) {
+    for s in plan
+        .sources
+        .iter()
+        .filter(|s| shows_probes(&s.family, probes_recorded))
+    {
         let kept = s.details.get(emit::events::ecs::KEPT_FROM)?;
         if from.as_ref().is_none_or(|f| kept < f) {
             from = Some(kept.clone());
