@@ -245,8 +245,9 @@ pub fn pool_state(agg: &Aggregates, span: Span, ids: &Identities) -> PoolState {
         let mut waiting_open = false;
         let mut peak_in_use: f64 = 0.0;
         let mut peak_waiting: f64 = 0.0;
+        let is_waiting_series = in_use.role == Some(MetricRole::DbConnectionsWaiting);
+        let knows_waiting = is_waiting_series || waiting.is_some();
         for &(t, v) in &in_use.points {
-            let is_waiting_series = in_use.role == Some(MetricRole::DbConnectionsWaiting);
             let used = if is_waiting_series { None } else { Some(v) };
             let wait = if is_waiting_series {
                 Some(v)
@@ -281,7 +282,6 @@ pub fn pool_state(agg: &Aggregates, span: Span, ids: &Identities) -> PoolState {
                 _ => {}
             }
             waiting_open = waits;
-            let knows_waiting = is_waiting_series || waiting.is_some();
             if waits || (at_max && !knows_waiting) {
                 for s in t.div_euclid(1000)..(t + step).div_euclid(1000) {
                     if let Some(p) = second(span, s).and_then(|i| state.pressing_secs.get_mut(i)) {
@@ -324,9 +324,7 @@ pub fn pool_state(agg: &Aggregates, span: Span, ids: &Identities) -> PoolState {
             peak_in_use,
             peak_waiting,
             saturated: runs,
-            waiting_runs: (in_use.role == Some(MetricRole::DbConnectionsWaiting)
-                || waiting.is_some())
-            .then_some(waiting_runs),
+            waiting_runs: knows_waiting.then_some(waiting_runs),
             series: in_use.key.clone(),
             input: in_use.input,
             seen: (
