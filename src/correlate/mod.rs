@@ -999,6 +999,7 @@ fn symptom_flags(
                     .any(|c| (c - e.ts).abs() <= timeline::ROLLOUT_MS)
             })
     };
+    let mut deaths = instance_flags(&a.history, span);
     for e in agg.infra_events() {
         let marks = matches!(
             e.kind,
@@ -1007,15 +1008,20 @@ fn symptom_flags(
         if !marks || planned(e) {
             continue;
         }
+        let died = e.kind != InfraKind::ProbeFailed;
         for s in (e.first_ts.div_euclid(1000))..=(e.ts.div_euclid(1000)) {
             if span.contains(s) {
-                if let Some(o) = other.get_mut((s - span.start) as usize) {
+                let i = (s - span.start) as usize;
+                if let Some(o) = other.get_mut(i) {
                     *o = true;
+                }
+                if let (true, Some(d)) = (died, deaths.get_mut(i)) {
+                    *d = true;
                 }
             }
         }
     }
-    for (o, f) in other.iter_mut().zip(instance_flags(&a.history, span)) {
+    for (o, f) in other.iter_mut().zip(&deaths) {
         *o |= f;
     }
     onset::drop_ordinary_slowdowns(&mut latency, &[&errors, &other], &a.totals, range.clone());
@@ -1053,6 +1059,7 @@ fn symptom_flags(
             .iter()
             .map(|c| u32::try_from(c.max_us / 1_000_000).unwrap_or(u32::MAX))
             .collect(),
+        deaths,
     }
 }
 

@@ -357,9 +357,11 @@ pub fn build(a: &Analysis) -> Vec<TimelineEntry> {
     let mut groups = 0;
     while let Some(rest @ [head, ..]) = restarts.get(i..) {
         let first = head.down;
-        if groups == RESTART_GROUPS_LISTED {
+        if groups >= RESTART_GROUPS_LISTED && rest.iter().any(|r| unplanned(a, r)) {
             // A crash loop restarts the same instances for an hour: the
-            // first rounds tell how it went, the rest is one line.
+            // first rounds tell how it went, the rest is one line. A
+            // rollout after them (the rollback replacing the fleet) keeps
+            // its own line: it is what the responders did.
             let mut names: Vec<String> = rest.iter().map(|r| a.ids.display(&r.instance)).collect();
             names.sort_unstable();
             names.dedup();
@@ -880,6 +882,54 @@ mod tests {
         assert_eq!(
             row(&a).as_deref(),
             Some("Health checks start failing (on 2 of 2 instances)")
+        );
+    }
+
+    /// Restarts past the listed rounds are summed up in one row, but a
+    /// rollback replacing the fleet after them keeps its own.
+    #[test]
+    fn a_rollout_after_the_listed_restarts_keeps_its_row() {
+        let mut a = incident_1000_to_2000();
+        let restart = |instance: &str, down_s: i64, cause: &str| super::super::Restart {
+            instance: instance.to_string(),
+            down: down_s * 1000,
+            up: None,
+            source: Default::default(),
+            cause: Some(cause.to_string()),
+        };
+        let killed = "Container app failed liveness probe, will be restarted";
+        a.history.restarts = vec![
+            restart("web-1", 1010, killed),
+            restart("web-2", 1200, killed),
+            restart("web-1", 1400, killed),
+            restart("web-1", 1900, "Stopping container app"),
+            restart("web-2", 1905, "Stopping container app"),
+        ];
+        a.fleet = ["web-1", "web-2"].iter().map(|s| s.to_string()).collect();
+        a.changes = vec![crate::event::InfraEvent {
+            ts: 1_890_000,
+            first_ts: 1_890_000,
+            origin: Default::default(),
+            kind: InfraKind::Rollback,
+            object: "app".to_string(),
+            reason: String::new(),
+            message: String::new(),
+            count: 1,
+            members: Vec::new(),
+            host: None,
+        }];
+        let texts: Vec<String> = build(&a)
+            .into_iter()
+            .filter(|e| e.kind == TimelineKind::Restart)
+            .map(|e| e.text)
+            .collect();
+        assert!(
+            texts.iter().any(|t| t.contains("by the rollback of `app`")),
+            "{texts:?}"
+        );
+        assert!(
+            !texts.iter().any(|t| t.starts_with("Restarts go on")),
+            "{texts:?}"
         );
     }
 

@@ -355,15 +355,18 @@ fn timeline(out: &mut Vec<Check>, truth: &Value, report: &Value) {
             let near = entries
                 .iter()
                 .filter(|e| e.0 == kind)
-                .map(|e| (e.1 - want).abs())
-                .min();
+                .map(|e| e.1 - want)
+                .min_by_key(|d| d.abs());
             check(
                 out,
                 "timeline",
                 format!("{kind} at {}", x.as_str().unwrap_or("?")),
-                near.is_some_and(|d| d <= tol),
+                near.is_some_and(|d| d.abs() <= tol),
                 format!("within {tol} s"),
-                near.map_or("no entry".into(), |d| format!("{d} s off")),
+                // The sign tells a systematic lag from a systematic lead.
+                near.map_or("no entry".into(), |d| {
+                    format!("{} s {}", d.abs(), if d < 0 { "early" } else { "late" })
+                }),
             );
         }
     }
