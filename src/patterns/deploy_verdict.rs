@@ -28,6 +28,12 @@ const REGRESSION_ACTIONS: &[&str] = &[
     "Roll back first, investigate second: revert the change, then fix it before it ships again",
     "Canary or staged rollouts with automatic rollback on error-rate or latency regressions, compared by version",
 ];
+/// Where the responders already undid the change: "revert it" would be
+/// advice for what was done (a review of flag-flip draw 1818100).
+const REVERTED_ACTIONS: &[&str] = &[
+    "Keep the change undone until it is fixed: find what in it caused this before it ships again",
+    "Canary or staged rollouts with automatic rollback on error-rate or latency regressions, compared by version",
+];
 const RED_HERRING_ACTIONS: &[&str] = &[
     "During an incident, check per-tenant and per-integration load before rolling back",
     "Record deploys next to the leading indicators so responders can see whether a change lines up with the onset",
@@ -114,7 +120,13 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
         evidence,
         leaked,
         new_worse,
+        reverted,
     } = w;
+    let regression_actions = if reverted {
+        REVERTED_ACTIONS
+    } else {
+        REGRESSION_ACTIONS
+    };
     // A deploy is called by what it shipped where the record names a
     // version: the object may be only an environment (`production`).
     let name = match crate::correlate::version_in(&change.message).filter(|_| what == "deploy") {
@@ -138,7 +150,7 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
             REGRESSION,
             0.35 + for_it - against,
             format!("The {what} of {name} caused the incident{mechanism}"),
-            REGRESSION_ACTIONS,
+            regression_actions,
         )
     } else if against >= 0.3 {
         (
@@ -155,7 +167,7 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
             format!(
                 "The {what} of {name} may have contributed; the data neither ties the symptoms to it nor rules it out"
             ),
-            REGRESSION_ACTIONS,
+            regression_actions,
         )
     };
     sink.push(Finding {
@@ -249,6 +261,9 @@ struct Weighed<'a> {
     /// The new version's instances failed far more than the others (a
     /// canary): how many, and each side's failure rate.
     new_worse: Option<(usize, f64, f64)>,
+    /// The change was undone (rolled back, the flag set back) by the time
+    /// the service recovered.
+    reverted: bool,
 }
 
 /// Orders changes for a tie: before the onset beats after, and among those
@@ -451,6 +466,7 @@ fn weigh<'a>(
         evidence,
         leaked,
         new_worse,
+        reverted: revert.is_some(),
     }
 }
 

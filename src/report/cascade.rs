@@ -84,6 +84,42 @@ pub fn role_at(f: &FindingJson, onset: Option<&str>) -> (Role, usize) {
     }
 }
 
+/// Triggers a change can itself cause: an endpoint made slow, writes on a
+/// read path, an instance hung, a leak.
+const CHANGE_EFFECTS: [&str; 4] = [
+    "slow_request_hogging",
+    "read_path_writes",
+    "stuck_instance",
+    "leak",
+];
+
+/// How long before a change's finding a trigger it caused may show: the
+/// change's finding starts where the symptoms do, and the effect's own
+/// first second may come a little before (a flag flip's slow endpoint was
+/// dated a second before the flag's finding).
+const EFFECT_LEAD_S: i64 = 60;
+
+/// A finding's role among `all`: [`role_at`], except that a trigger a
+/// change can cause is the mechanism of a supported change that came with
+/// it (flag-flip draw 1818100 had two "Root cause" items: the flag flip,
+/// and the endpoint it made slow).
+pub fn role_among(f: &FindingJson, all: &[FindingJson], onset: Option<&str>) -> (Role, usize) {
+    let r = role_at(f, onset);
+    let caused_by_change = || {
+        all.iter().any(|c| {
+            c.pattern == "deploy_regression"
+                && c.confidence >= SUPPORTED
+                && role_at(c, onset).0 == Role::Trigger
+                && super::secs_between(&f.start, &c.start).is_some_and(|s| s <= EFFECT_LEAD_S)
+        })
+    };
+    if r.0 == Role::Trigger && CHANGE_EFFECTS.contains(&f.pattern.as_str()) && caused_by_change() {
+        (Role::Exhaustion, 0)
+    } else {
+        r
+    }
+}
+
 /// Supported findings in causal order, and the weaker ones (strongest
 /// first). A red herring is in neither: it is what was ruled out.
 pub fn ordered<'a>(
@@ -101,7 +137,7 @@ pub fn ordered<'a>(
     // catalogue's order.
     let not_change = |f: &FindingJson| f.pattern != "deploy_regression";
     strong.sort_by(|a, b| {
-        let (ra, rb) = (role_at(a, onset), role_at(b, onset));
+        let (ra, rb) = (role_among(a, all, onset), role_among(b, all, onset));
         ra.0.cmp(&rb.0)
             .then(not_change(a).cmp(&not_change(b)))
             .then(a.start.cmp(&b.start))
@@ -120,5 +156,5 @@ pub fn trigger<'a>(all: &'a [FindingJson], onset: Option<&str>) -> Option<&'a Fi
     ordered(all, onset)
         .0
         .into_iter()
-        .find(|f| role_at(f, onset).0 == Role::Trigger)
+        .find(|f| role_among(f, all, onset).0 == Role::Trigger)
 }

@@ -207,6 +207,12 @@ const CATALOGUE: &[(&str, &str, Horizon, &str)] = &[
         "the change caused it; it must not ship again unfixed",
     ),
     (
+        "Keep the change undone until it is fixed",
+        "fix-change",
+        Horizon::Now,
+        "the change caused it; it must not ship again unfixed",
+    ),
+    (
         "Canary or staged rollouts",
         "canary",
         Horizon::Quarter,

@@ -6,7 +6,7 @@
 //! ```
 
 use crate::patterns::SUPPORTED;
-pub(crate) use crate::report::cascade::{ordered, role_at, Role};
+pub(crate) use crate::report::cascade::{ordered, role_among, Role};
 
 /// Where "likely" begins: below it a finding is only possible.
 pub(crate) const LIKELY: f64 = 0.7;
@@ -28,6 +28,7 @@ pub(crate) fn certainty(confidence: f64) -> &'static str {
 mod tests {
     use super::*;
     use crate::render::markdown::fixture::finding;
+    use crate::report::cascade::role_at;
 
     #[test]
     fn findings_are_told_in_causal_order_not_by_confidence() {
@@ -77,6 +78,33 @@ mod tests {
         // One that began with the incident still is.
         let early = finding("upstream_rate_limit", 0.9, "07:35:00");
         assert_eq!(role_at(&early, onset).0, Role::Trigger);
+    }
+
+    /// An endpoint a flag flip made slow is the flip's mechanism, not a
+    /// second root cause; one slow long before the change is its own.
+    #[test]
+    fn what_a_change_made_slow_is_its_mechanism() {
+        let all = vec![
+            finding("slow_request_hogging", 0.87, "19:14:11"),
+            finding("deploy_regression", 0.85, "19:14:12"),
+        ];
+        assert_eq!(role_among(&all[0], &all, None).0, Role::Exhaustion);
+        let (strong, _) = ordered(&all, None);
+        let ids: Vec<&str> = strong.iter().map(|f| f.pattern.as_str()).collect();
+        assert_eq!(ids, ["deploy_regression", "slow_request_hogging"]);
+        let before = vec![
+            finding("slow_request_hogging", 0.87, "18:14:11"),
+            finding("deploy_regression", 0.85, "19:14:12"),
+        ];
+        assert_eq!(role_among(&before[0], &before, None).0, Role::Trigger);
+        let weak_change = vec![
+            finding("slow_request_hogging", 0.87, "19:14:11"),
+            finding("deploy_regression", 0.3, "19:14:12"),
+        ];
+        assert_eq!(
+            role_among(&weak_change[0], &weak_change, None).0,
+            Role::Trigger
+        );
     }
 
     #[test]

@@ -107,9 +107,9 @@ impl<'a> Draft<'a> {
         self.findings.iter().copied().find(|f| f.pattern == pattern)
     }
 
-    /// A finding's role in this incident (see [`cascade::role_at`]).
+    /// A finding's role in this incident (see [`cascade::role_among`]).
     pub fn role(&self, f: &FindingJson) -> cascade::Role {
-        cascade::role_at(f, self.r.incident.onset.as_deref()).0
+        cascade::role_among(f, &self.r.findings, self.r.incident.onset.as_deref()).0
     }
 
     pub fn has(&self, pattern: &str) -> bool {
