@@ -54,6 +54,10 @@ pub struct TimelineEntry {
 /// Rounds of restarts listed one by one before the rest become one entry.
 const RESTART_GROUPS_LISTED: usize = 3;
 
+/// How far after its first sign a slowdown is followed to where it
+/// doubled the usual latency: a queue building under growing load.
+const SLOW_RAMP_S: usize = 15 * 60;
+
 /// Instances going down within this long of each other restarted "at once".
 pub const SYNC_WINDOW_MS: Millis = 60_000;
 
@@ -322,24 +326,51 @@ pub fn build(a: &Analysis) -> Vec<TimelineEntry> {
         });
         // Said only where the average shows it: a tail that grew while the
         // average barely moved is a weaker claim than a line should make.
-        let slow = |(now, usual): &(f64, f64)| *now >= 2.0 * usual;
-        if let Some((now, usual)) = mean(minute).zip(before.and_then(mean)).filter(slow) {
-            let ms = |v: f64| {
-                if v >= 1000.0 {
-                    format!("{:.1} s", v / 1000.0)
-                } else {
-                    format!("{v:.0} ms")
-                }
-            };
-            let origin = minute.first().map(|c| c.first).unwrap_or_default();
-            out.push(TimelineEntry {
-                ts: s * 1000,
-                kind: TimelineKind::Other,
-                text: format!(
+        let ms = |v: f64| {
+            if v >= 1000.0 {
+                format!("{:.1} s", v / 1000.0)
+            } else {
+                format!("{v:.0} ms")
+            }
+        };
+        let usual = before.and_then(mean);
+        let origin = minute.first().map(|c| c.first).unwrap_or_default();
+        // A gradual slowdown (a queue building under growing load) reaches
+        // double only minutes later: the row still marks where it began,
+        // with the minute it had doubled by (organic-growth draw 1818114
+        // had no row at its onset, six minutes before the first failure).
+        let doubled = usual.and_then(|usual| {
+            let until = a
+                .errors_start
+                .map_or(at + SLOW_RAMP_S, |(e, _)| {
+                    ((e - span.start).max(0) as usize).max(at + 60)
+                })
+                .min(at + SLOW_RAMP_S);
+            (at..until).step_by(60).find_map(|m| {
+                let cells = a.totals.get(m..(m + 60).min(a.totals.len()))?;
+                mean(cells).filter(|v| *v >= 2.0 * usual).map(|v| (m, v))
+            })
+        });
+        if let (Some(now), Some(usual), Some((m, then))) = (mean(minute), usual, doubled) {
+            let text = if m == at {
+                format!(
                     "Requests slow down: {} on average in the minute from then, against {} before",
                     ms(now),
                     ms(usual)
-                ),
+                )
+            } else {
+                format!(
+                    "Requests begin to slow down: {} on average in the minute from then, against {} before; {} in the minute from {} UTC",
+                    ms(now),
+                    ms(usual),
+                    ms(then),
+                    crate::zone::clock((span.start + m as i64) * 1000)
+                )
+            };
+            out.push(TimelineEntry {
+                ts: s * 1000,
+                kind: TimelineKind::Other,
+                text,
                 sources: vec![a.source(origin)],
             });
         }
@@ -931,6 +962,51 @@ mod tests {
             !texts.iter().any(|t| t.starts_with("Restarts go on")),
             "{texts:?}"
         );
+    }
+
+    /// A slowdown that doubles the usual latency only minutes after its
+    /// first sign still has its row at that sign, saying when it doubled;
+    /// one that never doubles has none.
+    #[test]
+    fn a_gradual_slowdown_is_marked_where_it_began() {
+        let mut a = incident_1000_to_2000();
+        a.span = Some(crate::aggregate::Span::new(0, 3000));
+        a.baseline = Some(crate::aggregate::Span::new(0, 900));
+        a.latency_start = Some(1000);
+        // 100 ms before the onset, then 150 ms, 190 ms, 250 ms a minute.
+        let ms = |t: usize| match t {
+            0..1000 => 100,
+            1000..1060 => 150,
+            1060..1120 => 190,
+            _ => 250,
+        };
+        a.totals = (0..3000)
+            .map(|t| crate::aggregate::Cell {
+                requests: 1,
+                done: 1,
+                ok: 1,
+                timed: 1,
+                busy_us: ms(t) * 1000,
+                ..Default::default()
+            })
+            .collect();
+        let slow = |a: &Analysis| {
+            build(a)
+                .into_iter()
+                .find(|e| e.text.contains("slow down"))
+                .map(|e| (e.ts, e.text))
+        };
+        assert_eq!(
+            slow(&a),
+            Some((
+                1_000_000,
+                "Requests begin to slow down: 150 ms on average in the minute from then, against 100 ms before; 250 ms in the minute from 00:18:40 UTC".to_string()
+            ))
+        );
+        for c in a.totals.iter_mut().skip(1120) {
+            c.busy_us = 190_000;
+        }
+        assert_eq!(slow(&a), None);
     }
 
     #[test]

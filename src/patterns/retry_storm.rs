@@ -353,6 +353,14 @@ fn programs<'s>(
         .collect()
 }
 
+/// `s` with its first letter upper-case (a name in backticks is left as it is).
+fn capitalised(s: &str) -> String {
+    let mut c = s.chars();
+    c.next()
+        .map(|f| f.to_uppercase().chain(c).collect())
+        .unwrap_or_default()
+}
+
 fn label(cx: &Context<'_>, who: &Option<(Dim, String)>) -> String {
     match who {
         None => "clients".to_string(),
@@ -494,10 +502,19 @@ fn finding(
             ts: first * 1000,
             kind: TimelineKind::Retries,
             text: format!(
-                "{judged_who} retry failed requests: {about}{} re-sent, {:.0}% of the requests {} in the incident",
+                "{} failed requests: {about}{} re-sent, {:.0}% of the requests {} in the incident",
+                // A row of the timeline begins with a capital; one client retries.
+                match &judged.who {
+                    None => "Clients retry".to_string(),
+                    Some((_, _)) => format!("{} retries", capitalised(&judged_who)),
+                },
                 judged.retried.requests,
                 judged.share() * 100.0,
-                if judged.who.is_none() { "the service received" } else { "it sent" }
+                if judged.who.is_none() {
+                    "the service received"
+                } else {
+                    "it sent"
+                }
             ),
             sources: vec![a.source(origin)],
         }],
