@@ -197,9 +197,12 @@ pub struct Aggregates {
     /// First and last second each instance (by id) wrote a log record:
     /// who was running when, where the access log names no instance.
     logged: HashMap<u32, (i64, i64)>,
-    /// Error and fatal log records per (instance id, minute): which
-    /// instances failed, where the access log names none.
-    log_errors: HashMap<(u32, i64), u32>,
+    /// The seconds (by instance id) in which an instance logged an error
+    /// or fatal record: which instances failed, where the access log names
+    /// none. Seconds, not records: one failed request's traceback is
+    /// several error lines written together (Rails logs three for one 500:
+    /// canary draw 698211 called a healthy old pod affected for one).
+    log_errors: std::collections::HashSet<(u32, i64)>,
     /// Start-up lines naming the address an instance listens on.
     ties: ties::Ties,
     /// Log messages by template key (`crate::templates`).
@@ -481,7 +484,7 @@ impl Aggregates {
             e.0 = e.0.min(s);
             e.1 = e.1.max(s);
             if l.level >= crate::event::Level::Error {
-                *self.log_errors.entry((id, s.div_euclid(60))).or_insert(0) += 1;
+                self.log_errors.insert((id, s));
             }
         }
         if l.signal == Some(Signal::Startup) {
@@ -643,8 +646,8 @@ impl Aggregates {
         }
         self.infra.extend(other.infra);
         self.banners.extend(other.banners);
-        for ((inst, m), n) in other.log_errors {
-            *self.log_errors.entry((id(inst), m)).or_insert(0) += n;
+        for (inst, s) in other.log_errors {
+            self.log_errors.insert((id(inst), s));
         }
         for (inst, (from, to)) in other.logged {
             let e = self.logged.entry(id(inst)).or_insert((from, to));
@@ -880,13 +883,13 @@ impl Aggregates {
             .collect()
     }
 
-    /// Error and fatal log records per instance, by name, in the minutes
-    /// that start within `span`.
+    /// Per instance, by name: the seconds in `span` in which it logged an
+    /// error or fatal record.
     pub fn log_errors(&self, span: Span) -> BTreeMap<String, u64> {
         let mut out: BTreeMap<String, u64> = BTreeMap::new();
-        for ((id, m), n) in &self.log_errors {
-            if span.contains(m * 60) {
-                *out.entry(self.names.name(*id).to_string()).or_insert(0) += u64::from(*n);
+        for (id, s) in &self.log_errors {
+            if span.contains(*s) {
+                *out.entry(self.names.name(*id).to_string()).or_insert(0) += 1;
             }
         }
         out

@@ -35,6 +35,10 @@ pub struct Identities {
     parent: Vec<usize>,
     /// Names requests were counted under (access logs): preferred as canonical.
     served: BTreeSet<String>,
+    /// Names a record gave as the machine an instance ran on (a kubelet's
+    /// node): where the pod is the same instance, the pod names it (canary
+    /// draw 698211 named its canary pods by their nodes).
+    hosts: BTreeSet<String>,
 }
 
 /// What a name looks like, for choosing how to show an instance.
@@ -205,7 +209,14 @@ impl Identities {
         let names = self.names_of(name);
         names
             .iter()
-            .min_by_key(|n| (!self.served.contains(**n), shape(n), **n))
+            .min_by_key(|n| {
+                (
+                    !self.served.contains(**n),
+                    shape(n),
+                    self.hosts.contains(**n),
+                    **n,
+                )
+            })
             .map_or_else(|| normalise(name).to_string(), |n| (*n).to_string())
     }
 
@@ -219,7 +230,7 @@ impl Identities {
         let label = names
             .iter()
             .filter(|n| shape(n) == Shape::Name)
-            .min_by_key(|n| (n.len(), **n));
+            .min_by_key(|n| (self.hosts.contains(**n), n.len(), **n));
         match label {
             Some(l) if *l != canonical => format!("{l} ({canonical})"),
             _ => canonical,
@@ -335,6 +346,7 @@ pub fn build(agg: &Aggregates, span: Span, identity_labels: &[String]) -> Identi
         );
         if let Some((pod, node)) = scheduled(&e.message) {
             claims.claim("scheduled", pod, node);
+            ids.hosts.insert(normalise(node).to_string());
         }
         if e.object.is_empty() || !about_an_instance {
             continue;
@@ -346,6 +358,7 @@ pub fn build(agg: &Aggregates, span: Span, identity_labels: &[String]) -> Identi
         // 3 pods as 6 instances).
         if let Some(host) = e.host.as_deref().filter(|h| *h != e.object) {
             claims.claim("event host", &e.object, host);
+            ids.hosts.insert(normalise(host).to_string());
         }
         if e.kind == InfraKind::ProbeFailed {
             if let Some(addr) = address_in(&e.message) {
@@ -581,8 +594,8 @@ mod tests {
     }
 
     /// A kubelet's events name the pod and its node; the kernel monitor's
-    /// OOM kill names only the node: one instance. A node that ran two pods
-    /// ties neither.
+    /// OOM kill names only the node: one instance, named by its pod. A node
+    /// that ran two pods ties neither.
     #[test]
     fn a_pods_event_from_its_node_ties_the_two() {
         use crate::event::{Event, InfraEvent, InfraKind};
@@ -601,14 +614,17 @@ mod tests {
             })
         };
         let mut agg = Aggregates::new();
-        agg.add(ev(1_000, InfraKind::OomKilled, "node-a", "node-a"));
-        agg.add(ev(2_000, InfraKind::Started, "api-1", "node-a"));
+        agg.add(ev(1_000, InfraKind::OomKilled, "aks-a", "aks-a"));
+        agg.add(ev(2_000, InfraKind::Started, "api-1", "aks-a"));
         agg.add(ev(3_000, InfraKind::Started, "api-2", "node-b"));
         agg.add(ev(4_000, InfraKind::Started, "api-3", "node-b"));
         agg.add(ev(5_000, InfraKind::OomKilled, "node-b", "node-b"));
         agg.finish();
         let ids = build(&agg, Span::new(0, 90), &[]);
-        assert_eq!(ids.canonical("node-a"), ids.canonical("api-1"));
+        assert_eq!(ids.canonical("aks-a"), ids.canonical("api-1"));
+        // The pod names the instance, not the node it ran on.
+        assert_eq!(ids.canonical("aks-a"), "api-1");
+        assert_eq!(ids.display("aks-a"), "api-1");
         assert_ne!(ids.canonical("node-b"), ids.canonical("api-2"));
         assert_ne!(ids.canonical("node-b"), ids.canonical("api-3"));
     }

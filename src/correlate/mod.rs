@@ -733,9 +733,10 @@ fn affected(
 const AFFECTED_ERROR_RATIO: f64 = 3.0;
 
 /// Where requests name no instance, the instances whose logs show the
-/// incident: at least [`AFFECTED_MIN_FAILED`] error records in the window,
-/// and [`AFFECTED_ERROR_RATIO`] times what the fleet's usual rate of
-/// errors per instance would give over the time the instance logged in it
+/// incident: errors in at least [`AFFECTED_MIN_FAILED`] seconds of the
+/// window (a failure's traceback is several lines in one second), and
+/// [`AFFECTED_ERROR_RATIO`] times what the fleet's usual rate of such
+/// seconds per instance would give over the time the instance logged in it
 /// (a canary started at the onset has no baseline of its own).
 fn erring(agg: &Aggregates, window: Span, baseline: Span) -> Vec<String> {
     let logged = agg.logged();
@@ -751,9 +752,7 @@ fn erring(agg: &Aggregates, window: Span, baseline: Span) -> Vec<String> {
     } else {
         0.0
     };
-    // Errors are counted by the minute: the window's minutes whole.
-    let minutes = Span::new(window.start.div_euclid(60) * 60, window.end);
-    agg.log_errors(minutes)
+    agg.log_errors(window)
         .into_iter()
         .filter(|(name, n)| {
             let expected = usual * overlap(name, window).max(60) as f64;
@@ -1373,6 +1372,48 @@ pub fn secs(ms: Millis) -> i64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// One failed request's traceback is three error lines in one second:
+    /// no more than one failure. Three failures in three seconds are the
+    /// incident reaching the instance.
+    #[test]
+    fn a_traceback_is_one_failure_not_three() {
+        use crate::event::{Event, Level, LogRecord};
+        let line = |ts: Millis, inst: &str| {
+            Event::Log(LogRecord {
+                ts,
+                origin: Default::default(),
+                level: Level::Error,
+                message: "NoMethodError".into(),
+                instance: Some(inst.to_string().into()),
+                tenant: None,
+                signal: None,
+                version: None,
+            })
+        };
+        let mut agg = Aggregates::new();
+        for inst in ["old-1", "new-1"] {
+            // Both log from the start; neither erred in the baseline.
+            agg.add(Event::Log(LogRecord {
+                level: Level::Info,
+                ..match line(0, inst) {
+                    Event::Log(l) => l,
+                    _ => unreachable!(),
+                }
+            }));
+        }
+        for ms in [1_000_100, 1_000_200, 1_000_300] {
+            agg.add(line(ms, "old-1"));
+        }
+        for s in [1_000, 1_100, 1_200] {
+            agg.add(line(s * 1000, "new-1"));
+        }
+        agg.add(line(2_000_000, "old-1"));
+        agg.add(line(2_000_000, "new-1"));
+        agg.finish();
+        let got = erring(&agg, Span::new(900, 1900), Span::new(0, 900));
+        assert_eq!(got, vec!["new-1".to_string()]);
+    }
 
     /// "1 of N" counts the fleet running when it began: the pods a
     /// scale-out added at the end are not the peers it was compared with.
