@@ -172,6 +172,17 @@ fn rows(d: &Draft<'_>) -> Vec<Row> {
                 .as_deref()
                 .and_then(|o| super::secs_between(o, &e.ts))
                 .is_none_or(|s| s <= 0);
+        // So is the change the draft names as the cause, however soon after
+        // the first sign it was recorded (flag-flip draw 698240: the flag
+        // turned on 3 s after the first slow second was read as a fix).
+        let the_cause = || {
+            d.findings.iter().any(|f| {
+                f.pattern == "deploy_regression"
+                    && d.role(f) == super::cascade::Role::Trigger
+                    && super::secs_between(&f.start, &e.ts) == Some(0)
+            })
+        };
+        let before_onset = before_onset || the_cause();
         let text = match late_export(d, e) {
             Some(note) => format!("{text}: {note}"),
             None => text,
@@ -386,5 +397,28 @@ mod tests {
         });
         let t = table(&r);
         assert!(t.contains("**Change:** flag `search-v2`: turned on"), "{t}");
+        // One flipped after the onset is a fix, unless the draft names it
+        // as the cause.
+        r.timeline.push(TimelineJson {
+            ts: "2026-10-01T07:57:30Z".to_string(),
+            kind: TimelineKind::FlagChange,
+            text: "flag `pricing-v3`: turned on".to_string(),
+            sources: vec!["audit.json:4".to_string()],
+        });
+        let t = table(&r);
+        assert!(
+            t.contains("**Responder action:** flag `pricing-v3`: turned on"),
+            "{t}"
+        );
+        r.findings = vec![crate::render::markdown::fixture::finding(
+            "deploy_regression",
+            0.85,
+            "07:57:30",
+        )];
+        let t = table(&r);
+        assert!(
+            t.contains("**Change:** flag `pricing-v3`: turned on"),
+            "{t}"
+        );
     }
 }
