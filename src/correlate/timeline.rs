@@ -478,6 +478,20 @@ pub fn build(a: &Analysis) -> Vec<TimelineEntry> {
                 .to_string(),
                 sources: group.iter().take(3).map(|r| a.source(r.source)).collect(),
             });
+        } else if let Some(change) = rollout {
+            // A few instances a change stopped (a rollback removing the
+            // canary's pods) were not restarted: the change took them out.
+            out.push(TimelineEntry {
+                ts: first,
+                kind: TimelineKind::Restart,
+                text: format!(
+                    "{} of {running} instance{} stopped by the {change} ({})",
+                    names.len(),
+                    if running == 1 { "" } else { "s" },
+                    names.join(", ")
+                ),
+                sources: group.iter().take(3).map(|r| a.source(r.source)).collect(),
+            });
         } else {
             for r in &group {
                 out.push(TimelineEntry {
@@ -1007,6 +1021,50 @@ mod tests {
             c.busy_us = 190_000;
         }
         assert_eq!(slow(&a), None);
+    }
+
+    /// A rollback removing the canary's pods stopped them; it did not
+    /// restart them.
+    #[test]
+    fn pods_a_rollback_removed_are_stopped_not_restarted() {
+        let mut a = incident_1000_to_2000();
+        a.history.restarts = vec![super::super::Restart {
+            instance: "canary-1".to_string(),
+            down: 1_900_000,
+            up: None,
+            source: Default::default(),
+            cause: Some("Stopping container api".to_string()),
+        }];
+        a.fleet = ["web-1", "web-2", "canary-1"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let texts = |a: &Analysis| -> Vec<String> {
+            build(a)
+                .into_iter()
+                .filter(|e| e.kind == TimelineKind::Restart)
+                .map(|e| e.text)
+                .collect()
+        };
+        assert_eq!(texts(&a), ["canary-1 restarted: Stopping container api"]);
+        a.changes = vec![crate::event::InfraEvent {
+            ts: 1_904_000,
+            first_ts: 1_904_000,
+            origin: Default::default(),
+            kind: InfraKind::Rollback,
+            object: "api".to_string(),
+            reason: String::new(),
+            message: String::new(),
+            count: 1,
+            members: Vec::new(),
+            host: None,
+        }];
+        let t = texts(&a);
+        assert_eq!(t.len(), 1, "{t:?}");
+        assert!(
+            t[0].starts_with("1 of 3 instances stopped by the rollback of `api`"),
+            "{t:?}"
+        );
     }
 
     #[test]
