@@ -15,7 +15,7 @@
 //! 17:38 with one integration's requests holding the pool, rollback at
 //! 17:50, symptoms until 18:20: a red herring (seed 003).
 
-use super::finding::{confidence, Evidence, Finding, Subject};
+use super::finding::{confidence, percent, Evidence, Finding, Subject};
 use super::Context;
 use crate::aggregate::{Dim, Span};
 use crate::event::{InfraEvent, InfraKind, Millis};
@@ -185,16 +185,6 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
         timeline: Vec::new(),
         actions,
     });
-}
-
-/// A share as a reader says it: "42%", "0.1%".
-fn percent(share: f64) -> String {
-    let p = share * 100.0;
-    if p >= 10.0 || p == 0.0 {
-        format!("{p:.0}%")
-    } else {
-        format!("{p:.1}%")
-    }
 }
 
 fn minutes(ms: Millis) -> String {

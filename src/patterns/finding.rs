@@ -60,3 +60,13 @@ impl Evidence {
 pub fn confidence(v: f64) -> f64 {
     (v.clamp(0.0, 1.0) * 100.0).round() / 100.0
 }
+
+/// A share as a reader says it: "42%", "0.1%".
+pub fn percent(share: f64) -> String {
+    let p = share * 100.0;
+    if p >= 10.0 || p == 0.0 {
+        format!("{p:.0}%")
+    } else {
+        format!("{p:.1}%")
+    }
+}

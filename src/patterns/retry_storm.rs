@@ -463,6 +463,21 @@ fn finding(
         ),
         source.clone(),
     ));
+    // One client's re-sends against everything the service received: the
+    // load they added to it, which its own share does not say (flag-flip
+    // draw 698240: a quarter of one client's requests re-sent were 2% of
+    // the service's traffic, told as "adding load to the struggling
+    // service").
+    if judged.who.is_some() && all.sent > 0 {
+        evidence.push(Evidence::new(
+            format!(
+                "its re-sent requests were {} of the {} requests the service received in the incident",
+                super::finding::percent(judged.retried.requests as f64 / all.sent as f64),
+                all.sent
+            ),
+            source.clone(),
+        ));
+    }
     if let Some((Dim::Tenant, v)) = &named.who {
         let (paths, resent) = cx.agg.resent_paths(v, window);
         if resent > 0 && paths > 0 {
