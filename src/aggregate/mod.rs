@@ -479,15 +479,15 @@ impl Aggregates {
         if let Some(n) = self.levels.entry(s).or_default().get_mut(l.level as usize) {
             *n += 1;
         }
-        if l.instance.is_some() {
-            let id = self.id(&l.instance);
+        // The instance is interned once per line, for both uses below.
+        let instance = l.instance.is_some().then(|| self.id(&l.instance));
+        if let Some(id) = instance {
             let e = self.logged.entry(id).or_insert((s, s));
             e.0 = e.0.min(s);
             e.1 = e.1.max(s);
         }
         if l.level >= crate::event::Level::Error {
-            let id = l.instance.is_some().then(|| self.id(&l.instance));
-            self.log_errors.insert((id, s));
+            self.log_errors.insert((instance, s));
         }
         if l.signal == Some(Signal::Startup) {
             if let Some(inst) = l.instance.as_deref() {

@@ -1379,11 +1379,11 @@ mod tests {
     #[test]
     fn a_traceback_is_one_failure_not_three() {
         use crate::event::{Event, Level, LogRecord};
-        let line = |ts: Millis, inst: &str| {
+        let logged = |ts: Millis, inst: &str, level: Level| {
             Event::Log(LogRecord {
                 ts,
                 origin: Default::default(),
-                level: Level::Error,
+                level,
                 message: "NoMethodError".into(),
                 instance: Some(inst.to_string().into()),
                 tenant: None,
@@ -1391,16 +1391,11 @@ mod tests {
                 version: None,
             })
         };
+        let line = |ts: Millis, inst: &str| logged(ts, inst, Level::Error);
         let mut agg = Aggregates::new();
         for inst in ["old-1", "new-1"] {
             // Both log from the start; neither erred in the baseline.
-            agg.add(Event::Log(LogRecord {
-                level: Level::Info,
-                ..match line(0, inst) {
-                    Event::Log(l) => l,
-                    _ => unreachable!(),
-                }
-            }));
+            agg.add(logged(0, inst, Level::Info));
         }
         for ms in [1_000_100, 1_000_200, 1_000_300] {
             agg.add(line(ms, "old-1"));

@@ -930,6 +930,22 @@ mod tests {
         );
     }
 
+    /// A rollback of `object` recorded at `ts`.
+    fn rollback_of(object: &str, ts: Millis) -> crate::event::InfraEvent {
+        crate::event::InfraEvent {
+            ts,
+            first_ts: ts,
+            origin: Default::default(),
+            kind: InfraKind::Rollback,
+            object: object.to_string(),
+            reason: String::new(),
+            message: String::new(),
+            count: 1,
+            members: Vec::new(),
+            host: None,
+        }
+    }
+
     /// Restarts past the listed rounds are summed up in one row, but a
     /// rollback replacing the fleet after them keeps its own.
     #[test]
@@ -951,18 +967,7 @@ mod tests {
             restart("web-2", 1905, "Stopping container app"),
         ];
         a.fleet = ["web-1", "web-2"].iter().map(|s| s.to_string()).collect();
-        a.changes = vec![crate::event::InfraEvent {
-            ts: 1_890_000,
-            first_ts: 1_890_000,
-            origin: Default::default(),
-            kind: InfraKind::Rollback,
-            object: "app".to_string(),
-            reason: String::new(),
-            message: String::new(),
-            count: 1,
-            members: Vec::new(),
-            host: None,
-        }];
+        a.changes = vec![rollback_of("app", 1_890_000)];
         let texts: Vec<String> = build(&a)
             .into_iter()
             .filter(|e| e.kind == TimelineKind::Restart)
@@ -1047,18 +1052,7 @@ mod tests {
                 .collect()
         };
         assert_eq!(texts(&a), ["canary-1 restarted: Stopping container api"]);
-        a.changes = vec![crate::event::InfraEvent {
-            ts: 1_904_000,
-            first_ts: 1_904_000,
-            origin: Default::default(),
-            kind: InfraKind::Rollback,
-            object: "api".to_string(),
-            reason: String::new(),
-            message: String::new(),
-            count: 1,
-            members: Vec::new(),
-            host: None,
-        }];
+        a.changes = vec![rollback_of("api", 1_904_000)];
         let t = texts(&a);
         assert_eq!(t.len(), 1, "{t:?}");
         assert!(
