@@ -108,7 +108,11 @@ pub fn stalls(agg: &Aggregates, ids: &Identities, window: Span, baseline: Span) 
     }
     let out: Vec<Stall> = compared
         .into_iter()
-        .filter(|(_, (b, d, _, _))| d / b < STALLED_SHARE * fleet)
+        // Stalled: it finished fewer requests than before, and far fewer
+        // than its peers did against theirs. One that finished twice its
+        // usual while its peers took six times theirs (bulk-export draw
+        // 1319213: a pod busy with exports) did not stop; it was busy.
+        .filter(|(_, (b, d, _, _))| d < b && d / b < STALLED_SHARE * fleet)
         .map(|(instance, (before, during, series, input))| {
             let peers: Vec<f64> = ratios
                 .iter()
@@ -304,6 +308,18 @@ mod tests {
         assert!(fleet(&[(1.0, 1.0), (1.0, 0.1)], true).is_empty());
     }
 
+    #[test]
+    fn one_that_rose_less_than_its_peers_did_not_stall() {
+        // A surge sixfold on four pods, twofold on the one busy with long
+        // requests: it finished more than before, so it is not stuck.
+        let rates = [(1.0, 6.0), (1.0, 5.8), (1.0, 2.1), (1.0, 6.1), (1.0, 5.9)];
+        assert!(fleet(&rates, true).is_empty());
+        // The same pod finishing under its usual is.
+        let rates = [(1.0, 6.0), (1.0, 5.8), (1.0, 0.6), (1.0, 6.1), (1.0, 5.9)];
+        let s = fleet(&rates, true);
+        let names: Vec<&str> = s.iter().map(|s| s.instance.as_str()).collect();
+        assert_eq!(names, ["p2"]);
+    }
     fn s(points: Vec<(Millis, f64)>) -> Series {
         Series {
             key: "x".into(),

@@ -33,6 +33,16 @@ const MIN_MINUTE_REQUESTS: u32 = 3;
 const MIN_STUCK_MINUTES: usize = 2;
 const MIN_SLOW_SHARE: f64 = 0.6;
 
+/// Peers are fine while they fail less than this share of their requests:
+/// a fleet failing one request in ten is itself in trouble, and one of it
+/// answering slower than the rest is part of that trouble.
+const PEERS_FAILING: f64 = 0.1;
+
+/// Far above its peers over the incident: a gray failure's timeouts or
+/// time per request are several times theirs, diluted as they are by the
+/// minutes before it stuck.
+const STANDS_OUT: f64 = 3.0;
+
 /// How far around the incident's start an instance must have served to be
 /// one of the fleet compared (see `correlate::joined`, the same margins).
 const ESTABLISHED_BEFORE_S: i64 = 300;
@@ -65,6 +75,20 @@ fn by_latency(cx: &Context<'_>, sink: &mut Vec<Finding>) {
     }
     let refs: Vec<&str> = names.iter().map(String::as_str).collect();
     let series = cx.agg.dim_series_many(Dim::Instance, &refs, window);
+    // Each instance's (failed, answered) requests per minute, to judge
+    // whether its peers were fine.
+    let outcomes: Vec<Vec<(u32, u32)>> = series
+        .iter()
+        .map(|cells| {
+            cells
+                .chunks(60)
+                .map(|m| {
+                    m.iter()
+                        .fold((0, 0), |(f, d), c| (f + c.failed, d + c.done))
+                })
+                .collect()
+        })
+        .collect();
     let minutes: Vec<Minutes> = series
         .iter()
         .map(|cells| {
@@ -131,6 +155,48 @@ fn by_latency(cx: &Context<'_>, sink: &mut Vec<Finding>) {
             }
         }
     }
+    // Over the whole incident, each established instance's failed share
+    // and mean time per timed request.
+    let whole: Vec<Option<(f64, Option<f64>)>> = series
+        .iter()
+        .zip(&established)
+        .map(|(cells, e)| {
+            let (f, d, t, b) = cells.iter().fold((0u32, 0u32, 0u32, 0.0), |a, c| {
+                (
+                    a.0 + c.failed,
+                    a.1 + c.done,
+                    a.2 + c.timed,
+                    a.3 + c.busy_ms(),
+                )
+            });
+            (*e && d > 0).then(|| {
+                let mean = (t >= MIN_MINUTE_REQUESTS).then(|| b / f64::from(t));
+                (f64::from(f) / f64::from(d), mean)
+            })
+        })
+        .collect();
+    // It stands out over the incident: its failures or its time per request
+    // far above its peers' (the median peer), however long it was stuck. A
+    // pod whose last two minutes were slow after an hour of failing as its
+    // peers did (crash-loop draw 1319207, each of five pods timing out on
+    // over half its requests) is one of a fleet in trouble.
+    let stands_out = |i: usize| {
+        let Some(Some((fail, mean))) = whole.get(i).copied() else {
+            return false;
+        };
+        let others = || {
+            whole
+                .iter()
+                .enumerate()
+                .filter(move |(j, _)| *j != i)
+                .filter_map(|(_, w)| *w)
+        };
+        let peer_fail = median(&others().map(|w| w.0).collect::<Vec<_>>());
+        let peer_mean = median(&others().filter_map(|w| w.1).collect::<Vec<_>>());
+        let failing = fail > 0.0 && fail >= STANDS_OUT * peer_fail;
+        let slower = mean.is_some_and(|m| peer_mean > 0.0 && m >= STANDS_OUT * peer_mean);
+        failing || slower
+    };
     let mut stuck: Vec<(usize, usize, usize, f64)> = Vec::new(); // (instance, first, last, mean)
     for (i, ((flags, mins), name)) in slow.iter().zip(&minutes).zip(&names).enumerate() {
         let (Some(first), Some(last)) = (
@@ -158,9 +224,29 @@ fn by_latency(cx: &Context<'_>, sink: &mut Vec<Finding>) {
             .restarts
             .iter()
             .any(|r| a.ids.canonical(name) == r.instance && r.down > from && r.down < to);
+        // Its peers were fine: in its slow minutes, the instances that were
+        // not slow answered nearly all their requests. One slow among a fleet
+        // failing together is the fleet's trouble, not a gray failure
+        // (crash-loop draw 1319207: five pods crash-looping, each failing
+        // over half its requests, and one slower than the rest for its last
+        // two minutes was called stuck).
+        let (peers_failed, peers_done) = served
+            .iter()
+            .filter(|m| is_slow(**m))
+            .flat_map(|&m| {
+                slow.iter()
+                    .zip(&outcomes)
+                    .zip(&established)
+                    .filter(move |((s, _), e)| **e && s.get(m) != Some(&true))
+                    .filter_map(move |((_, o), _)| o.get(m).copied())
+            })
+            .fold((0u32, 0u32), |(f, d), (x, y)| (f + x, d + y));
+        let peers_fine = f64::from(peers_failed) < PEERS_FAILING * f64::from(peers_done.max(1));
         if slow_minutes >= MIN_STUCK_MINUTES
             && slow_minutes as f64 >= MIN_SLOW_SHARE * served.len() as f64
             && minority
+            && peers_fine
+            && stands_out(i)
             && !died_inside
         {
             let mean = served

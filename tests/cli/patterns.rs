@@ -22,22 +22,30 @@ fn clf_time(sec: u64) -> String {
 /// 20 minutes at 10 requests a second over five upstreams; from minute 10 to
 /// 15 `stuck` upstreams answer 504 after 30 s or crawl.
 fn access_log(stuck: &[usize]) -> String {
+    fleet_log(|up, k, sec| {
+        if (600..900).contains(&sec) && stuck.contains(&up) {
+            if k % 2 == 0 {
+                (504, "30.001".into())
+            } else {
+                (200, "8.500".into())
+            }
+        } else {
+            (200, "0.040".into())
+        }
+    })
+}
+
+/// 20 minutes at 10 requests a second over five upstreams, each answered
+/// as `answer(upstream, k, second)` says: (status, `$request_time`).
+fn fleet_log(answer: impl Fn(usize, u64, u64) -> (u16, String)) -> String {
     let mut out = String::new();
     for sec in 0..1200u64 {
         for k in 0..10u64 {
             let up = ((sec * 10 + k) % 5) as usize;
-            let bad = (600..900).contains(&sec) && stuck.contains(&up);
-            let (status, took) = if bad {
-                (
-                    if k % 2 == 0 { 504 } else { 200 },
-                    if k % 2 == 0 { 30.001 } else { 8.5 },
-                )
-            } else {
-                (200, 0.040)
-            };
+            let (status, took) = answer(up, k, sec);
             let _ = writeln!(
                 out,
-                "192.0.2.{} - - [{}] \"GET /api/v1/accounts/acct-{}/runs/{} HTTP/1.1\" {status} 512 \"-\" \"client/{}\" {took:.3} 10.0.0.{}:8080",
+                "192.0.2.{} - - [{}] \"GET /api/v1/accounts/acct-{}/runs/{} HTTP/1.1\" {status} 512 \"-\" \"client/{}\" {took} 10.0.0.{}:8080",
                 k + 1,
                 clf_time(sec),
                 // Each tenant's requests spread over every upstream, as a
@@ -78,6 +86,27 @@ fn two_stuck_upstreams_among_five_are_a_gray_failure_not_a_tenant_surge() {
     assert!(!findings
         .iter()
         .any(|f| f["pattern"] == "tenant_surge" && f["confidence"].as_f64() > Some(0.5)));
+}
+
+#[test]
+fn one_slow_upstream_in_a_fleet_failing_together_is_not_stuck() {
+    // From minute 10 every upstream times out on half its requests (504,
+    // no time logged, as a load balancer logs a target timeout); the rest
+    // take 2 s, and on upstream 3 for the last two minutes 40 s.
+    let d = dir("fleet-failing");
+    let log = fleet_log(|up, k, sec| match sec {
+        600..=899 if k % 2 == 0 => (504, "-".into()),
+        780..=899 if up == 2 => (200, "40.000".into()),
+        600..=899 => (200, "2.000".into()),
+        _ => (200, "0.040".into()),
+    });
+    fs::write(d.join("access.log"), log).expect("write");
+    let findings = findings_of(&d);
+    let stuck = confidence_of(&findings, "stuck_instance");
+    assert!(
+        stuck < 0.5,
+        "peers failing as much are no healthy peers: {findings:?}"
+    );
 }
 
 #[test]
