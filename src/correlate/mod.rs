@@ -999,6 +999,7 @@ fn symptom_flags(
             })
     };
     let mut deaths = instance_flags(&a.history, span);
+    let mut died = instance_deaths(&a.history, span);
     for e in agg.infra_events() {
         let marks = matches!(
             e.kind,
@@ -1007,19 +1008,30 @@ fn symptom_flags(
         if !marks || planned(e) {
             continue;
         }
-        let died = e.kind != InfraKind::ProbeFailed;
+        let dying = e.kind != InfraKind::ProbeFailed;
         for s in (e.first_ts.div_euclid(1000))..=(e.ts.div_euclid(1000)) {
             if span.contains(s) {
                 let i = (s - span.start) as usize;
                 if let Some(o) = other.get_mut(i) {
                     *o = true;
                 }
-                if let (true, Some(d)) = (died, deaths.get_mut(i)) {
+                if let (true, Some(d)) = (dying, deaths.get_mut(i)) {
                     *d = true;
                 }
             }
         }
+        if dying {
+            let who = std::iter::once(&e.object).chain(&e.members);
+            for s in [e.first_ts, e.ts].map(|t| t.div_euclid(1000)) {
+                if span.contains(s) {
+                    let i = (s - span.start) as usize;
+                    died.extend(who.clone().map(|n| (i, a.ids.canonical(n))));
+                }
+            }
+        }
     }
+    died.sort();
+    died.dedup();
     for (o, f) in other.iter_mut().zip(&deaths) {
         *o |= f;
     }
@@ -1059,7 +1071,35 @@ fn symptom_flags(
             .map(|c| u32::try_from(c.max_us / 1_000_000).unwrap_or(u32::MAX))
             .collect(),
         deaths,
+        died,
     }
+}
+
+/// Each unplanned death the logs tell of (see [`instance_flags`]): its
+/// second in `span` and the instance, canonical.
+fn instance_deaths(h: &instances::InstanceHistory, span: Span) -> Vec<(usize, String)> {
+    h.restarts
+        .iter()
+        .filter(|r| r.cause.as_deref().is_some_and(logged_death))
+        .filter(|r| span.contains(r.down.div_euclid(1000)))
+        .map(|r| {
+            (
+                (r.down.div_euclid(1000) - span.start) as usize,
+                r.instance.clone(),
+            )
+        })
+        .collect()
+}
+
+/// A death the logs tell of: a crash, a watchdog's or a check's kill. The
+/// orchestrator's own kills and back-offs are events, flagged as such.
+fn logged_death(c: &str) -> bool {
+    [
+        instances::CRASHED,
+        instances::KILLED_BY_WATCHDOG,
+        instances::KILLED_FOR_CHECK,
+    ]
+    .contains(&c)
 }
 
 /// The seconds of `span` that deaths the logs tell of mark as trouble: a
@@ -1069,16 +1109,6 @@ fn symptom_flags(
 fn instance_flags(h: &instances::InstanceHistory, span: Span) -> Vec<bool> {
     let mut flags = vec![false; span.len()];
     let rel = |t: Millis| (t.div_euclid(1000) - span.start).clamp(0, span.len() as i64) as usize;
-    // The deaths the logs tell of (a crash, a watchdog's or a check's kill);
-    // the orchestrator's own kills and back-offs are events, flagged as such.
-    let logged_death = |c: &str| {
-        [
-            instances::CRASHED,
-            instances::KILLED_BY_WATCHDOG,
-            instances::KILLED_FOR_CHECK,
-        ]
-        .contains(&c)
-    };
     for r in &h.restarts {
         if r.cause.as_deref().is_some_and(logged_death) {
             // Down until seen back, within bounds; never seen back (replaced,

@@ -278,11 +278,20 @@ impl Sim<'_> {
                 self.log_line(i as usize, line, LogTopic::Shutdown, None);
             }
         }
+        // A pod being stopped (a rollout replacing it) is not restarted: the
+        // kubelet restarts no container of a terminating pod (deploy-leak draw
+        // 1818110: a pod of the version rolled back was killed by its probe
+        // while it drained, came back and failed for two more hours).
+        let terminating = self.insts[i as usize].st == St::Draining;
         self.end_life(i, cause);
         // The websockets it held are dropped with it.
         let share = 1.0 / (self.ready.len() + 1) as f64;
         self.sockets_drop(share);
         let inst = &mut self.insts[i as usize];
+        if terminating {
+            inst.st = St::Gone;
+            return;
+        }
         inst.st = St::Down;
         inst.restarts += 1;
         if now - inst.up_since > 600_000 {

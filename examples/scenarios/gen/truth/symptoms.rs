@@ -22,7 +22,8 @@
 //!   cluster that ends after the fault began (the blips' clusters come before it),
 //!   widened over clusters of two windows or more that began after the fault, are no
 //!   blip's, and lie less than 5 minutes from it (a relapse, or an instance killed before
-//!   the wave).
+//!   the wave), or less than 10 minutes when an instance killed in it was killed in the
+//!   incident too (a crash loop's back-off resets only after 10 minutes of running).
 //! - *Onset*: the first symptom event (a fault failure's start, a pool wait's start, a probe
 //!   failure or kill) in the incident's first window, or its start when only latency flagged it;
 //!   when the fault is a client's behaviour change that ran into it within 180 s, the change.
@@ -35,10 +36,15 @@
 use super::super::facts::*;
 use super::super::scenarios::Draw;
 use super::super::sim::{Ground, ReqTruth};
+use super::patterns::kills;
+use std::collections::HashSet;
 
 pub const W: Ms = 10_000;
 /// Fault symptom clusters closer than this to the incident belong to it.
 const RELAPSE: Ms = 300_000;
+/// Nor those in which an instance killed in the incident was killed again
+/// this soon: the kubelet resets a crash loop's back-off after ten minutes.
+const CRASH_LOOP_RESET: Ms = 600_000;
 
 pub fn is_api(r: &Request) -> bool {
     matches!(r.kind, ReqKind::Api | ReqKind::Websocket | ReqKind::Login)
@@ -257,14 +263,22 @@ pub fn measure(d: &Draw, w: &World, g: &Ground) -> Symptoms {
                         .iter()
                         .any(|x| b > x.start - 60_000 && a < x.end + 120_000)
             };
-            let near = |a: usize, b: usize| (b as Ms - a as Ms - 1) * W < RELAPSE;
-            while f > 0 && fault_s(&s.clusters[f - 1]) && near(s.clusters[f - 1].1, s.clusters[f].0)
-            {
+            // An instance killed in both had not recovered between them
+            // either, within its crash loop's back-off reset.
+            let killed = |c: &(usize, usize, bool)| -> HashSet<usize> {
+                let (a, b) = (start + c.0 as Ms * W, start + (c.1 as Ms + 1) * W);
+                kills(w, a, b).into_iter().map(|(_, i)| i).collect()
+            };
+            let near = |x: &(usize, usize, bool), y: &(usize, usize, bool)| {
+                let gap = (y.0 as Ms - x.1 as Ms - 1) * W;
+                gap < RELAPSE || (gap < CRASH_LOOP_RESET && !killed(x).is_disjoint(&killed(y)))
+            };
+            while f > 0 && fault_s(&s.clusters[f - 1]) && near(&s.clusters[f - 1], &s.clusters[f]) {
                 f -= 1;
             }
             while l + 1 < s.clusters.len()
                 && fault_s(&s.clusters[l + 1])
-                && near(s.clusters[l].1, s.clusters[l + 1].0)
+                && near(&s.clusters[l], &s.clusters[l + 1])
             {
                 l += 1;
             }
