@@ -399,7 +399,7 @@ pub fn correlate(agg: &Aggregates, opts: &CorrelateOptions) -> Result<Analysis, 
             rel(span, baseline),
             (inc.onset, fail, window.end),
         );
-        if lead.lead_rate < attribution::GREW_RATIO * lead.baseline_rate {
+        if lead.lead_rate < attribution::GREW_RATIO * lead.baseline_rate && !lead.rose() {
             a.demand_after = Some(DemandAfter {
                 slowed_from: a.latency_start.filter(|&l| l < fail),
                 ..lead
@@ -838,6 +838,7 @@ fn lead_demand(
         .collect();
     let base = totals.get(baseline).unwrap_or_default();
     DemandAfter {
+        lead_secs: (lead_end - lead_start) as f64,
         lead_rate: stats::median(&blocks),
         baseline_rate: base.iter().map(|c| f64::from(c.requests)).sum::<f64>()
             / base.len().max(1) as f64,
@@ -853,7 +854,27 @@ pub struct DemandAfter {
     pub baseline_rate: f64,
     /// Where requests began to slow, when that came before the failures.
     pub slowed_from: Option<i64>,
+    /// How long the lead was, seconds.
+    pub lead_secs: f64,
 }
+
+impl DemandAfter {
+    /// Demand had risen in the lead, if less than the rise called growth:
+    /// a tenth or more above the baseline's rate, by more requests than
+    /// chance gives (three Poisson deviations). A service that began to
+    /// slow and fail at 1.3x its usual traffic, a rise of 60 requests in
+    /// two minutes over 240, did not fail "while traffic was unchanged"
+    /// (crash-loop draw 1319207, whose demand grew from 17:01 on, was told
+    /// "Demand did not set it off" and sent to its database).
+    pub fn rose(&self) -> bool {
+        let expected = self.baseline_rate * self.lead_secs;
+        let excess = (self.lead_rate - self.baseline_rate) * self.lead_secs;
+        self.lead_rate >= LEAD_ROSE * self.baseline_rate && excess > 3.0 * expected.sqrt()
+    }
+}
+
+/// The rise in the lead that is a rise at all: a tenth above the usual.
+const LEAD_ROSE: f64 = 1.1;
 
 /// The shortest lead looked at: an abrupt incident fails within seconds of
 /// its onset, and a minute of its demand is what set it off.
@@ -1489,6 +1510,24 @@ mod tests {
         // A failure at the onset: its first minute is the lead.
         let lead = lead_demand(&served(&per_s), span, 0..500, (500, 500, 1000));
         assert_eq!(lead.lead_rate, 6.0);
+        assert!(lead.rose());
+    }
+
+    /// A rise short of growth is a rise where chance does not explain it:
+    /// 1.3x over two minutes at 2 req/s is, 1.05x at 200 req/s is too
+    /// small to count, 1.3x over a minute at 0.1 req/s is chance.
+    #[test]
+    fn a_rise_before_the_failures_is_one_beyond_chance() {
+        let lead = |base: f64, rate: f64, secs: f64| DemandAfter {
+            lead_rate: rate,
+            baseline_rate: base,
+            slowed_from: None,
+            lead_secs: secs,
+        };
+        assert!(lead(2.0, 2.5, 120.0).rose());
+        assert!(!lead(2.0, 2.05, 120.0).rose());
+        assert!(!lead(200.0, 210.0, 120.0).rose());
+        assert!(!lead(0.1, 0.13, 60.0).rose());
     }
 
     /// The first second judged failing comes after the run's first
