@@ -39,6 +39,11 @@ pub struct Identities {
     /// node): where the pod is the same instance, the pod names it (canary
     /// draw 698211 named its canary pods by their nodes).
     hosts: BTreeSet<String>,
+    /// Each host and the instances records placed on it (a pod's node, the
+    /// directory a container's log was in): a host of several is none of
+    /// them, but what it says of "the service" at a moment is about the
+    /// one that went down with it then.
+    residents: BTreeMap<String, BTreeSet<String>>,
 }
 
 /// What a name looks like, for choosing how to show an instance.
@@ -237,6 +242,36 @@ impl Identities {
         }
     }
 
+    /// Record that `instance` ran on `host`.
+    pub fn place(&mut self, instance: &str, host: &str) {
+        let (host, instance) = (normalise(host), normalise(instance));
+        if host.is_empty() || instance.is_empty() || host == instance {
+            return;
+        }
+        self.residents
+            .entry(host.to_string())
+            .or_default()
+            .insert(instance.to_string());
+    }
+
+    /// The instances (canonical) that records placed on the host `name`
+    /// names, when it is the host of more than one over the span and so
+    /// tied to none of them; empty otherwise.
+    pub fn residents(&self, name: &str) -> BTreeSet<String> {
+        let own = self.canonical(name);
+        let on: BTreeSet<String> = self
+            .names_of(name)
+            .iter()
+            .filter_map(|n| self.residents.get(*n))
+            .flatten()
+            .map(|r| self.canonical(r))
+            .collect();
+        if on.contains(&own) {
+            return BTreeSet::new();
+        }
+        on
+    }
+
     /// Every instance once, by canonical name.
     pub fn instances(&self) -> BTreeSet<String> {
         self.names.iter().map(|n| self.canonical(n)).collect()
@@ -346,6 +381,7 @@ pub fn build(agg: &Aggregates, span: Span, identity_labels: &[String]) -> Identi
         );
         if let Some((pod, node)) = scheduled(&e.message) {
             claims.claim("scheduled", pod, node);
+            ids.place(pod, node);
             ids.hosts.insert(normalise(node).to_string());
         }
         if e.object.is_empty() || !about_an_instance {
@@ -358,6 +394,7 @@ pub fn build(agg: &Aggregates, span: Span, identity_labels: &[String]) -> Identi
         // 3 pods as 6 instances).
         if let Some(host) = e.host.as_deref().filter(|h| *h != e.object) {
             claims.claim("event host", &e.object, host);
+            ids.place(&e.object, host);
             ids.hosts.insert(normalise(host).to_string());
         }
         if e.kind == InfraKind::ProbeFailed {
@@ -408,6 +445,7 @@ pub fn build(agg: &Aggregates, span: Span, identity_labels: &[String]) -> Identi
     // one holding several is a node of several (not tied: see `Claims`).
     for (host, inst) in agg.ties().hosts() {
         claims.claim("path host", host, inst);
+        ids.place(inst, host);
     }
     claims.settle(&mut ids);
     for b in agg.banners() {

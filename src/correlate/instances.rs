@@ -270,8 +270,12 @@ fn finish(
     }
     h.restarts
         .sort_by(|a, b| (a.down, &a.instance).cmp(&(b.down, &b.instance)));
+    attribute_host_restarts(h, ids);
     merge_seen_twice(h, causes);
-    killed_for_the_check(h, agg, ids, causes);
+    let watchdog = quoted(agg, ids, Signal::HealthCheckFailed, |m| {
+        causes.killed_by_watchdog(m)
+    });
+    killed_for_the_check(h, &watchdog);
     drop_reports_of_others(h, &seen_up);
     let groups: Vec<String> = h.groups.keys().cloned().collect();
     for g in groups {
@@ -372,6 +376,52 @@ fn rank(cause: Option<&str>, causes: &StopCauses) -> u8 {
     }
 }
 
+/// A restart of a host that ran several instances over the span (a node's
+/// journal: `app.service: Watchdog timeout`, then `Started`), seen in
+/// another input as the restart of exactly one of them at the same moment,
+/// is that instance's restart: counted as the host's own, one restart was
+/// "2 of 4 instances restarted together" (deploy-leak draw 2631804).
+/// Left as it is where no resident, or more than one, went down then.
+fn attribute_host_restarts(h: &mut InstanceHistory, ids: &Identities) {
+    let mut moved: BTreeSet<String> = BTreeSet::new();
+    let renamed: Vec<Option<String>> = h
+        .restarts
+        .iter()
+        .map(|r| {
+            let residents = ids.residents(&r.instance);
+            if residents.is_empty() {
+                return None;
+            }
+            let with: BTreeSet<&String> = h
+                .restarts
+                .iter()
+                .filter(|o| {
+                    residents.contains(&o.instance)
+                        && o.source.input != r.source.input
+                        && (o.down - r.down).abs() <= SEEN_TWICE_MS
+                })
+                .map(|o| &o.instance)
+                .collect();
+            match with.into_iter().collect::<Vec<_>>().as_slice() {
+                [one] => Some((*one).clone()),
+                _ => None,
+            }
+        })
+        .collect();
+    for (r, to) in h.restarts.iter_mut().zip(renamed) {
+        if let Some(to) = to {
+            moved.insert(std::mem::replace(&mut r.instance, to));
+        }
+    }
+    for host in moved {
+        if !h.restarts.iter().any(|r| r.instance == host) && !h.probe_failures.contains_key(&host) {
+            h.instances.remove(&host);
+        }
+    }
+    h.restarts
+        .sort_by(|a, b| (a.down, &a.instance).cmp(&(b.down, &b.instance)));
+}
+
 /// Restarts of one instance that [`SEEN_TWICE_MS`] and two inputs make one.
 fn merge_seen_twice(h: &mut InstanceHistory, causes: &StopCauses) {
     let mut by_instance: BTreeMap<String, Vec<Restart>> = BTreeMap::new();
@@ -465,19 +515,20 @@ fn quoted(
 /// Restarts with no stated cause, or only "exited abnormally" (the abort a
 /// watchdog sends looks like a crash), that came within [`CHECK_KILL_MS`]
 /// after the instance's health check failed were the check's kills.
-fn killed_for_the_check(
-    h: &mut InstanceHistory,
-    agg: &Aggregates,
-    ids: &Identities,
-    causes: &StopCauses,
-) {
+/// `watchdog`: the instances whose failed check was their watchdog's.
+fn killed_for_the_check(h: &mut InstanceHistory, watchdog: &BTreeSet<String>) {
     if h.probe_failures.is_empty() {
         return;
     }
-    let watchdog = quoted(agg, ids, Signal::HealthCheckFailed, |m| {
-        causes.killed_by_watchdog(m)
-    });
+    // When each instance's previous life began (it was back from its
+    // previous restart): a check can only kill the life it failed in. A
+    // watchdog's abort stamped by the journal a second after the app's own
+    // shutdown line is that death's, not the next one's: the rollback that
+    // stopped the restarted process 25 s later read as a second kill and a
+    // crash loop (deploy-leak draw 2631812).
+    let mut life_from: BTreeMap<String, Millis> = BTreeMap::new();
     for r in &mut h.restarts {
+        let began = life_from.insert(r.instance.clone(), r.up.unwrap_or(r.down));
         if r.cause.as_deref().is_some_and(|c| c != CRASHED) {
             continue;
         }
@@ -489,7 +540,11 @@ fn killed_for_the_check(
             .iter()
             // Its records may be stamped by another clock (the journal's
             // check, the app's own shutdown line): a few seconds either way.
-            .any(|(from, to, _)| *from <= r.down + SEEN_TWICE_MS && r.down - to <= CHECK_KILL_MS);
+            .any(|(from, to, _)| {
+                *from <= r.down + SEEN_TWICE_MS
+                    && r.down - to <= CHECK_KILL_MS
+                    && began.is_none_or(|b| *to > b)
+            });
         if checked {
             r.cause = Some(
                 if watchdog.contains(&r.instance) {
@@ -842,6 +897,93 @@ mod tests {
         let up: BTreeSet<String> = ["api-a".to_string()].into_iter().collect();
         drop_reports_of_others(&mut h, &up);
         assert_eq!(h.restarts.len(), 2);
+    }
+
+    #[test]
+    fn a_check_kills_only_the_life_it_failed_in() {
+        let mut h = InstanceHistory {
+            restarts: vec![
+                // The app's shutdown line at 100 s, back at 102 s; the
+                // rollback stopped it again at 126 s.
+                Restart {
+                    up: Some(102_000),
+                    ..restart("api-a", 100_000, None)
+                },
+                restart("api-a", 126_000, None),
+            ],
+            ..InstanceHistory::default()
+        };
+        // The journal's watchdog timeout, stamped a second after the app's line.
+        h.probe_failures.insert(
+            "api-a".into(),
+            ProbeFailures {
+                first: 101_000,
+                last: 101_000,
+                count: 1,
+                origin: Origin::default(),
+                runs: vec![(101_000, 101_000, Origin::default())],
+            },
+        );
+        let watchdog: BTreeSet<String> = ["api-a".to_string()].into();
+        killed_for_the_check(&mut h, &watchdog);
+        let causes: Vec<Option<&str>> = h.restarts.iter().map(|r| r.cause.as_deref()).collect();
+        assert_eq!(causes, [Some(KILLED_BY_WATCHDOG), None]);
+        // Failing again in its new life, it was killed again.
+        if let Some(p) = h.probe_failures.get_mut("api-a") {
+            p.runs.push((120_000, 121_000, Origin::default()));
+        }
+        for r in &mut h.restarts {
+            r.cause = None;
+        }
+        killed_for_the_check(&mut h, &watchdog);
+        assert!(h
+            .restarts
+            .iter()
+            .all(|r| r.cause.as_deref() == Some(KILLED_BY_WATCHDOG)));
+    }
+
+    #[test]
+    fn a_hosts_restart_seen_as_one_residents_is_that_residents() {
+        let mut ids = Identities::default();
+        for (pod, node) in [("old", "node-1"), ("new", "node-1"), ("other", "node-2")] {
+            ids.add(pod);
+            ids.add(node);
+            ids.place(pod, node);
+        }
+        let at = |instance: &str, down: Millis, input: u32| Restart {
+            source: Origin { input, line: 1 },
+            ..restart(instance, down, None)
+        };
+        let mut h = InstanceHistory {
+            instances: ["node-1", "new", "other"].map(String::from).into(),
+            // The node's journal 2 s before the pod's own log; another
+            // pod went down on its own node at the same time.
+            restarts: vec![
+                at("node-1", 100_000, 0),
+                at("new", 102_000, 1),
+                at("other", 101_000, 1),
+            ],
+            ..InstanceHistory::default()
+        };
+        attribute_host_restarts(&mut h, &ids);
+        merge_seen_twice(&mut h, &causes());
+        let down: Vec<&str> = h.restarts.iter().map(|r| r.instance.as_str()).collect();
+        assert_eq!(down, ["new", "other"]);
+        assert!(!h.instances.contains("node-1"));
+        // Two residents down with it: which one it was is not known.
+        let mut h = InstanceHistory {
+            restarts: vec![
+                at("node-1", 100_000, 0),
+                at("new", 102_000, 1),
+                at("old", 101_000, 1),
+            ],
+            ..InstanceHistory::default()
+        };
+        attribute_host_restarts(&mut h, &ids);
+        assert_eq!(
+            h.restarts.iter().filter(|r| r.instance == "node-1").count(),
+            1
+        );
     }
 
     #[test]

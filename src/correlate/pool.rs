@@ -29,9 +29,21 @@ pub struct PoolInstance {
     /// The in-use series' sampling interval: a saturated run one step long
     /// is one sample.
     pub step: Millis,
+    /// Its samples are a rollup's periods (an average over each, stamped
+    /// at its start): one period at the maximum was there most of it.
+    pub rollup: bool,
 }
 
 impl PoolInstance {
+    /// Whether it was saturated between `from` and `to` (ms) for longer than
+    /// one sample, or for a rollup's period: a single instant at the
+    /// maximum is a pool working at its size, the moment it was sampled.
+    pub fn held_saturated(&self, from: Millis, to: Millis) -> bool {
+        self.saturated
+            .iter()
+            .any(|(s, e)| *s < to && *e > from && (self.rollup || e - s > self.step))
+    }
+
     /// Whether the pool reported between `from` and `to` (ms) or was saturated then.
     pub fn reported(&self, from: Millis, to: Millis) -> bool {
         self.seen.0 < to && self.seen.1 >= from
@@ -332,6 +344,7 @@ pub fn pool_state(agg: &Aggregates, span: Span, ids: &Identities) -> PoolState {
                 in_use.points.last().map_or(0, |p| p.0),
             ),
             step,
+            rollup: in_use.period_start,
         });
     }
     let mut log_instances = Vec::new();
@@ -443,6 +456,16 @@ mod tests {
         assert_eq!(first(in_use(true, 14.0)), None);
         assert_eq!(first(in_use(false, 14.5)), None);
         assert_eq!(first(in_use(false, 15.0)), Some(120));
+    }
+
+    #[test]
+    fn one_instant_at_the_maximum_is_not_held_a_rollups_period_is() {
+        let held = |p: PoolState| p.instances.iter().any(|i| i.held_saturated(0, 300_000));
+        // One sample of 15 of 15 between 11 and 9.
+        assert!(!held(in_use(false, 15.0)));
+        assert!(held(in_use(true, 14.5)));
+        // Two samples running with callers waiting.
+        assert!(held(pool(false)));
     }
 
     #[test]

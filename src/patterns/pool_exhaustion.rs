@@ -34,11 +34,30 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
         return;
     };
     let (w0, w1) = (window.start * 1000, window.end * 1000);
+    // One sample at the maximum counts where the instance shows it ran
+    // short (its log says requests waited, or it failed, slowed, died):
+    // alone it is a pool at its size the instant it was sampled
+    // (bulk-export draw 2631806: 26 of 26 in one scrape, 2 waiting, and
+    // not one request failed there).
+    let logged: std::collections::BTreeSet<String> = cx
+        .agg
+        .signal_counts(Signal::PoolExhausted)
+        .into_iter()
+        .filter(|(inst, s, _)| !inst.is_empty() && window.contains(*s))
+        .map(|(inst, _, _)| a.ids.canonical(&inst))
+        .collect();
+    let shown = |p: &crate::correlate::PoolInstance| {
+        !p.instance.is_empty()
+            && [&logged, &a.instances_affected]
+                .iter()
+                .any(|set| set.contains(&a.ids.canonical(&p.instance)))
+    };
     let saturated: Vec<&crate::correlate::PoolInstance> = a
         .pool
         .instances
         .iter()
         .filter(|p| p.saturated.iter().any(|r| r.0 < w1 && r.1 > w0))
+        .filter(|p| p.held_saturated(w0, w1) || shown(p))
         .collect();
     let span = a.span.unwrap_or(window);
     let lines_in = |w: crate::aggregate::Span| -> u32 {

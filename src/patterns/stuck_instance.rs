@@ -445,6 +445,15 @@ fn by_request_rate(cx: &Context<'_>, sink: &mut Vec<Finding>) {
                 })
             })
             .collect();
+    // As on the latency path: one whose own pool ran out is the pool's
+    // trouble there first, not an instance stuck for no reason the data
+    // shows (deploy-leak draw 2631819: a leak filled each pod's pool in
+    // turn; the first to fall to a trickle was called stuck).
+    let exhausted = pool_exhausted(cx, window);
+    let stalled: Vec<_> = stalled
+        .into_iter()
+        .filter(|s| !exhausted.contains(&a.ids.canonical(&s.instance)))
+        .collect();
     if stalled.is_empty() {
         return;
     }
