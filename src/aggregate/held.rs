@@ -2,8 +2,9 @@
 //! or worker for their own work, with the queueing left out.
 //! In: the cells of every value of a window, second by second. Out: per
 //! value, its served requests times the duration its luckiest tenth of
-//! them took, plus what the requests its client gave up on (499) held
-//! beyond an ordinary request.
+//! them took, plus what its requests that ended unanswered (the client
+//! gave up: 499; the upstream dropped them: 502; the proxy stopped waiting:
+//! 504) held beyond an ordinary request.
 //!
 //! While a pool is exhausted every request's duration grows by its wait, so
 //! busy time (the sum of durations) spreads the blame over everyone queued
@@ -15,7 +16,8 @@
 //!
 //! A 499 either held a connection (its slow query runs on after the client
 //! left, so its duration says when the client gave up, not when the
-//! connection was freed) or only waited for one. What tells them apart is
+//! connection was freed) or only waited for one; so did a 502 or 504 (work
+//! cut off by a dying worker or the proxy's timeout, or a wait cut off). What tells them apart is
 //! the client's served requests: with the wait of their moment taken off
 //! (the lower tenth of everyone's served durations then), a slow client's
 //! still take seconds where everyone else's take what an ordinary request
