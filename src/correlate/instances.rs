@@ -954,36 +954,29 @@ mod tests {
             source: Origin { input, line: 1 },
             ..restart(instance, down, None)
         };
-        let mut h = InstanceHistory {
-            instances: ["node-1", "new", "other"].map(String::from).into(),
-            // The node's journal 2 s before the pod's own log; another
-            // pod went down on its own node at the same time.
+        // The node's journal 2 s before the pod's own log, and a third
+        // pod down at the same time.
+        let history = |third: &str| InstanceHistory {
+            instances: ["node-1", "new", third].map(String::from).into(),
             restarts: vec![
                 at("node-1", 100_000, 0),
                 at("new", 102_000, 1),
-                at("other", 101_000, 1),
+                at(third, 101_000, 1),
             ],
             ..InstanceHistory::default()
         };
+        // The third on its own node: the node's restart is the new pod's.
+        let mut h = history("other");
         attribute_host_restarts(&mut h, &ids);
         merge_seen_twice(&mut h, &causes());
         let down: Vec<&str> = h.restarts.iter().map(|r| r.instance.as_str()).collect();
         assert_eq!(down, ["new", "other"]);
         assert!(!h.instances.contains("node-1"));
         // Two residents down with it: which one it was is not known.
-        let mut h = InstanceHistory {
-            restarts: vec![
-                at("node-1", 100_000, 0),
-                at("new", 102_000, 1),
-                at("old", 101_000, 1),
-            ],
-            ..InstanceHistory::default()
-        };
+        let mut h = history("old");
         attribute_host_restarts(&mut h, &ids);
-        assert_eq!(
-            h.restarts.iter().filter(|r| r.instance == "node-1").count(),
-            1
-        );
+        let of_node = h.restarts.iter().filter(|r| r.instance == "node-1");
+        assert_eq!(of_node.count(), 1);
     }
 
     #[test]
