@@ -17,8 +17,8 @@
 //! A 499 either held a connection (its slow query runs on after the client
 //! left, so its duration says when the client gave up, not when the
 //! connection was freed) or only waited for one; so did a 502 or 504 (work
-//! cut off by a dying worker or the proxy's timeout, or a wait cut off). What tells them apart is
-//! the client's served requests: with the wait of their moment taken off
+//! cut off by a dying worker or the proxy's timeout, or a wait cut off).
+//! What tells them apart is the client's served requests: with the wait of their moment taken off
 //! (the lower tenth of everyone's served durations then), a slow client's
 //! still take seconds where everyone else's take what an ordinary request
 //! takes plus the unevenness of the queue. Each 499 is credited that

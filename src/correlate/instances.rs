@@ -402,10 +402,9 @@ fn attribute_host_restarts(h: &mut InstanceHistory, ids: &Identities) {
                 })
                 .map(|o| &o.instance)
                 .collect();
-            match with.into_iter().collect::<Vec<_>>().as_slice() {
-                [one] => Some((*one).clone()),
-                _ => None,
-            }
+            with.first()
+                .filter(|_| with.len() == 1)
+                .map(|o| (*o).clone())
         })
         .collect();
     for (r, to) in h.restarts.iter_mut().zip(renamed) {

@@ -35,6 +35,22 @@ pub struct Context<'a> {
     pub analysis: &'a Analysis,
 }
 
+impl Context<'_> {
+    /// Instances (canonical) whose own logs said, in `window`, that their
+    /// pool ran out (HikariCP's "Connection is not available", ...).
+    pub fn pool_exhaustion_logged(
+        &self,
+        window: crate::aggregate::Span,
+    ) -> std::collections::BTreeSet<String> {
+        self.agg
+            .signal_counts(crate::event::Signal::PoolExhausted)
+            .into_iter()
+            .filter(|(inst, s, _)| !inst.is_empty() && window.contains(*s))
+            .map(|(inst, _, _)| self.analysis.ids.canonical(&inst))
+            .collect()
+    }
+}
+
 type Detector = fn(&Context<'_>, &mut Vec<Finding>);
 
 /// Every detector, by pattern id.

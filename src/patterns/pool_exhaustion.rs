@@ -39,13 +39,7 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
     // alone it is a pool at its size the instant it was sampled
     // (bulk-export draw 2631806: 26 of 26 in one scrape, 2 waiting, and
     // not one request failed there).
-    let logged: std::collections::BTreeSet<String> = cx
-        .agg
-        .signal_counts(Signal::PoolExhausted)
-        .into_iter()
-        .filter(|(inst, s, _)| !inst.is_empty() && window.contains(*s))
-        .map(|(inst, _, _)| a.ids.canonical(&inst))
-        .collect();
+    let logged = cx.pool_exhaustion_logged(window);
     let shown = |p: &crate::correlate::PoolInstance| {
         !p.instance.is_empty()
             && [&logged, &a.instances_affected]

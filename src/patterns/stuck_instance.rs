@@ -398,12 +398,7 @@ fn by_latency(cx: &Context<'_>, sink: &mut Vec<Finding>) {
 fn pool_exhausted(cx: &Context<'_>, window: Span) -> std::collections::BTreeSet<String> {
     let a = cx.analysis;
     let (lo, hi) = (window.start * 1000, window.end * 1000);
-    let logged = cx
-        .agg
-        .signal_counts(crate::event::Signal::PoolExhausted)
-        .into_iter()
-        .filter(|(inst, s, _)| !inst.is_empty() && window.contains(*s))
-        .map(|(inst, _, _)| a.ids.canonical(&inst));
+    let logged = cx.pool_exhaustion_logged(window);
     let waited = a
         .pool
         .instances
@@ -414,7 +409,7 @@ fn pool_exhausted(cx: &Context<'_>, window: Span) -> std::collections::BTreeSet<
                 && p.saturated.iter().any(|(s, e)| *s < hi && *e > lo)
         })
         .map(|p| a.ids.canonical(&p.instance));
-    logged.chain(waited).collect()
+    logged.into_iter().chain(waited).collect()
 }
 
 /// A restart this close to the window's end is the responders ending it,

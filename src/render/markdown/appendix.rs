@@ -19,9 +19,8 @@ use crate::render::time::hms;
 use crate::render::{chart_text, mermaid, svg};
 use crate::report::{Report, RowJson};
 
-/// A rate that doubled or halved against its own baseline changed; a
-/// table of fifteen tenants where nothing changed told a reader nothing.
-/// A row worth showing: its rate doubled or halved against its own
+/// A row worth showing (a table of fifteen tenants where nothing changed
+/// told a reader nothing): its rate doubled or halved against its own
 /// baseline by more than chance gives (three Poisson deviations and three
 /// requests: one request in two minutes from a tenant that sends one an
 /// hour is "11.9x" and nothing), and it carried enough of the window's
