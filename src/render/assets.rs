@@ -106,7 +106,8 @@ mod tests {
 
     #[test]
     fn the_files_are_written_and_the_link_found() {
-        let root = std::env::temp_dir().join(format!("pm-assets-{}", std::process::id()));
+        let scratch = tempfile::tempdir().expect("a scratch directory");
+        let root = scratch.path();
         let dir = root.join("charts");
         let report = root.join("report.md");
         let charts = Charts::default();
@@ -115,6 +116,5 @@ mod tests {
             Some("charts")
         );
         assert!(dir.is_dir());
-        let _ = fs::remove_dir_all(&root);
     }
 }

@@ -2,14 +2,10 @@
 
 use std::fs;
 
-use super::fixture::{postmortem, run};
+use super::fixture::{postmortem, run, scratch_file, ScratchFile};
 
-fn tmp(name: &str, content: &[u8]) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("postmortem-bad-{}", std::process::id()));
-    fs::create_dir_all(&dir).expect("tmp");
-    let p = dir.join(name);
-    fs::write(&p, content).expect("write");
-    p
+fn tmp(name: &str, content: &[u8]) -> ScratchFile {
+    scratch_file(name, content)
 }
 
 fn no_panic(err: &str) {
@@ -102,8 +98,7 @@ fn years_between_lines_do_not_exhaust_memory() {
 
 #[test]
 fn a_directory_passes_over_files_that_are_not_logs_with_a_note() {
-    let dir = std::env::temp_dir().join(format!("postmortem-dir-{}", std::process::id()));
-    fs::create_dir_all(&dir).expect("tmp");
+    let dir = super::fixture::scratch("dir");
     fs::write(dir.join("notes.txt"), "what we saw: it was slow\n").expect("write");
     fs::write(
         dir.join("access.log"),

@@ -8,13 +8,10 @@ use serde_json::{json, Value};
 use std::fmt::Write;
 use std::fs;
 
-use super::fixture::run;
+use super::fixture::{run, scratch, Scratch};
 
-fn dir(name: &str) -> std::path::PathBuf {
-    let d = std::env::temp_dir().join(format!("postmortem-chg-{name}-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&d);
-    fs::create_dir_all(&d).expect("tmp");
-    d
+fn dir(name: &str) -> Scratch {
+    scratch(&format!("chg-{name}"))
 }
 
 /// 20 minutes from 07:00 at 10 requests a second over five upstreams; from

@@ -226,9 +226,7 @@ fn every_chart_of_every_sample_is_readable() {
 
 #[test]
 fn assets_are_written_as_svg_and_linked_instead_of_mermaid() {
-    let tmp = std::env::temp_dir().join(format!("postmortem-assets-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&tmp);
-    fs::create_dir_all(&tmp).expect("tmp");
+    let tmp = super::fixture::scratch("assets");
     let report = tmp.join("report.md");
     let assets = tmp.join("charts");
     let args = [
@@ -317,9 +315,7 @@ fn gap_fixture(dir: &std::path::Path) {
 
 #[test]
 fn a_silent_metric_is_a_gap_not_zero() {
-    let tmp = std::env::temp_dir().join(format!("postmortem-gap-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&tmp);
-    fs::create_dir_all(&tmp).expect("tmp");
+    let tmp = super::fixture::scratch("gap");
     gap_fixture(&tmp);
     let run_here = |args: &[&str]| {
         let out = super::fixture::postmortem()

@@ -38,8 +38,7 @@ fn formats_lists_every_builtin_definition() {
 /// would expect.
 #[test]
 fn a_tenant_header_is_found_in_traefiks_json_log() {
-    let d = std::env::temp_dir().join(format!("postmortem-traefik-header-{}", std::process::id()));
-    std::fs::create_dir_all(&d).expect("tmp");
+    let d = super::fixture::scratch("traefik-header");
     let mut log = String::new();
     for i in 0..40 {
         let acct = if i % 4 == 0 { "97506" } else { "11" };

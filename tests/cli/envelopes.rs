@@ -7,7 +7,7 @@ use serde_json::Value;
 use std::fs;
 use std::io::Read;
 
-use super::fixture::{root, run};
+use super::fixture::{root, run, scratch_file, ScratchFile};
 
 fn access_lines(n: usize) -> Vec<String> {
     let mut text = String::new();
@@ -19,12 +19,8 @@ fn access_lines(n: usize) -> Vec<String> {
     text.lines().take(n).map(str::to_string).collect()
 }
 
-fn write(name: &str, lines: &[String]) -> String {
-    let dir = std::env::temp_dir().join(format!("postmortem-env-{}", std::process::id()));
-    fs::create_dir_all(&dir).expect("tmp");
-    let p = dir.join(name);
-    fs::write(&p, lines.join("\n") + "\n").expect("write");
-    p.display().to_string()
+fn write(name: &str, lines: &[String]) -> ScratchFile {
+    scratch_file(name, lines.join("\n") + "\n")
 }
 
 fn report(path: &str) -> Value {
@@ -39,7 +35,7 @@ fn docker_json_file_lines_are_unwrapped_and_parsed_as_access_logs() {
         .iter()
         .map(|l| serde_json::json!({"log": format!("{l}\n"), "stream": "stdout", "time": "2026-10-01T07:25:01.000000000Z"}).to_string())
         .collect();
-    let r = report(&write("docker.log", &wrapped));
+    let r = report(write("docker.log", &wrapped).arg());
     assert_eq!(r["inputs"][0]["format"], "docker_json_file");
     assert_eq!(r["inputs"][0]["parsed"], 300);
     assert!(
@@ -59,11 +55,11 @@ fn cri_partial_lines_are_joined_before_parsing() {
         lines.push(format!("2026-10-01T07:25:01.000000002Z stdout F {b}"));
     }
     let path = write("cri.log", &lines);
-    let r = report(&path);
+    let r = report(path.arg());
     assert_eq!(r["inputs"][0]["format"], "cri");
     assert_eq!(r["inputs"][0]["lines"], 200);
     assert_eq!(r["inputs"][0]["skipped"], 0);
-    let (_, table, _) = run(&["tenants", &path]);
+    let (_, table, _) = run(&["tenants", path.arg()]);
     assert!(table.contains("acct-"), "{table}");
 }
 
@@ -72,7 +68,7 @@ fn inner_lines_no_format_reads_stay_log_records_with_the_envelope_time() {
     let lines: Vec<String> = (0..20)
         .map(|i| format!("{{\"labels\":{{\"pod\":\"web-{i}\"}},\"line\":\"ERROR something odd #{i}\",\"timestamp\":\"2026-10-01T08:00:{i:02}Z\"}}"))
         .collect();
-    let r = report(&write("loki.jsonl", &lines));
+    let r = report(write("loki.jsonl", &lines).arg());
     assert_eq!(r["inputs"][0]["format"], "loki_jsonl");
     assert_eq!(r["inputs"][0]["parsed"], 20);
     assert_eq!(r["inputs"][0]["first_ts"], "2026-10-01T08:00:00Z");
@@ -87,7 +83,7 @@ fn fields_of_envelope_records_are_shown() {
         serde_json::json!({"log": "recovered\n", "stream": "stdout", "time": "2026-10-01T07:59:00.000Z"}).to_string(),
     ];
     let path = write("fields-docker.log", &lines);
-    let (code, out, err) = run(&["formats", "check", "--fields", &path]);
+    let (code, out, err) = run(&["formats", "check", "--fields", path.arg()]);
     assert_eq!(code, 0, "{err}");
     let recs: Vec<Value> = out
         .lines()
@@ -122,7 +118,7 @@ fn inner_lines_the_inner_format_leaves_go_to_the_format_that_reads_them() {
         .collect();
     lines.insert(4, access);
     let path = write("compose-caddy.log", &lines);
-    let (code, out, err) = run(&["formats", "check", "--json", &path]);
+    let (code, out, err) = run(&["formats", "check", "--json", path.arg()]);
     assert_eq!(code, 0, "{err}");
     let v: Value = serde_json::from_str(out.trim()).expect("json");
     assert_eq!(v["format"], "docker_compose_logs", "{v}");

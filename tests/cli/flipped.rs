@@ -95,8 +95,7 @@ fn analyse(path: &Path, what: &str) -> Option<Value> {
 
 #[test]
 fn flipped_bytes_never_panic_and_every_line_is_accounted_for() {
-    let tmp = std::env::temp_dir().join(format!("postmortem-flipped-{}", std::process::id()));
-    fs::create_dir_all(&tmp).expect("tmp");
+    let tmp = super::fixture::scratch("flipped");
     let files = inputs();
     assert!(
         files.len() >= 12,
@@ -136,8 +135,7 @@ fn flipped_bytes_never_panic_and_every_line_is_accounted_for() {
 
 #[test]
 fn a_gzip_cut_anywhere_is_analysed_with_a_warning() {
-    let tmp = std::env::temp_dir().join(format!("postmortem-cut-{}", std::process::id()));
-    fs::create_dir_all(&tmp).expect("tmp");
+    let tmp = super::fixture::scratch("cut");
     let gz: Vec<PathBuf> = inputs()
         .into_iter()
         .filter(|p| p.extension().is_some_and(|e| e == "gz"))

@@ -5,16 +5,13 @@
 use serde_json::Value;
 use std::fs;
 use std::io::{Read, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use super::fixture::run;
+use super::fixture::{run, scratch, Scratch};
 
 /// A fresh directory of this test's own.
-fn dir(test: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("postmortem-hostile-{}-{test}", std::process::id()));
-    let _ = fs::remove_dir_all(&d);
-    fs::create_dir_all(&d).expect("tmp");
-    d
+fn dir(test: &str) -> Scratch {
+    scratch(&format!("hostile-{test}"))
 }
 
 fn write(dir: &Path, name: &str, bytes: &[u8]) -> String {

@@ -7,12 +7,10 @@ use serde_json::Value;
 use std::fmt::Write;
 use std::fs;
 
-use super::fixture::run;
+use super::fixture::{run, scratch, Scratch};
 
-fn dir(name: &str) -> std::path::PathBuf {
-    let d = std::env::temp_dir().join(format!("postmortem-inst-{name}-{}", std::process::id()));
-    fs::create_dir_all(&d).expect("tmp");
-    d
+fn dir(name: &str) -> Scratch {
+    scratch(&format!("inst-{name}"))
 }
 
 /// 2026-10-01 07:00:00 UTC plus `sec`, as a combined log writes it.

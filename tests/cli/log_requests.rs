@@ -9,14 +9,12 @@ use std::fmt::Write as _;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use super::fixture::run;
+use super::fixture::{run, scratch, Scratch};
 
 const START: i64 = 1_790_841_600; // 2026-09-01T08:00:00Z
 
-fn dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("postmortem-logreq-{name}-{}", std::process::id()));
-    fs::create_dir_all(&d).expect("temp dir");
-    d
+fn dir(name: &str) -> Scratch {
+    scratch(&format!("logreq-{name}"))
 }
 
 /// The same `n` requests, one every 2 s, as the proxy logged them and as

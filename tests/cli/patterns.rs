@@ -5,12 +5,10 @@ use serde_json::Value;
 use std::fmt::Write;
 use std::fs;
 
-use super::fixture::run;
+use super::fixture::{run, scratch, Scratch};
 
-fn dir(name: &str) -> std::path::PathBuf {
-    let d = std::env::temp_dir().join(format!("postmortem-pat-{name}-{}", std::process::id()));
-    fs::create_dir_all(&d).expect("tmp");
-    d
+fn dir(name: &str) -> Scratch {
+    scratch(&format!("pat-{name}"))
 }
 
 fn clf_time(sec: u64) -> String {
@@ -198,7 +196,7 @@ fn a_deploy_after_the_onset_is_a_red_herring_and_one_before_it_fixed_by_rollback
 /// take 1.5 s and a slow endpoint answers in 25 s, called by `hooks` (the
 /// tenants that call it) every other second. With `quick`, the first of them
 /// also sends five quick requests a second all along.
-fn hog_export(name: &str, hooks: &[&str], quick: bool) -> std::path::PathBuf {
+fn hog_export(name: &str, hooks: &[&str], quick: bool) -> Scratch {
     let d = dir(name);
     let mut out = String::new();
     for sec in 0..1200u64 {
@@ -502,13 +500,13 @@ fn a_pools_routine_state_lines_are_no_incident() {
 /// Pools at their maximum with requests waiting on all five servers while
 /// their requests fail (minutes 10 to 15), and the kubelet's events: each
 /// server's liveness probe failed `times` times from 07:10:31 on.
-fn coupled_export(name: &str, times: u32) -> std::path::PathBuf {
+fn coupled_export(name: &str, times: u32) -> Scratch {
     probes_and_pool(name, times, true)
 }
 
 /// Probes failing `times` each on five servers, beside pools that saturate
 /// in the same minutes (`hot`) or never do.
-fn probes_and_pool(name: &str, times: u32, hot_pool: bool) -> std::path::PathBuf {
+fn probes_and_pool(name: &str, times: u32, hot_pool: bool) -> Scratch {
     let d = dir(name);
     fs::write(d.join("access.log"), access_log(&[0, 1, 2, 3, 4])).expect("write");
     let mut prom = String::from(

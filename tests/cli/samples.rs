@@ -225,8 +225,7 @@ fn secrets_and_client_ips_never_reach_the_report() {
 
 #[test]
 fn stdin_and_output_file_work() {
-    let dir = std::env::temp_dir().join(format!("postmortem-test-{}", std::process::id()));
-    fs::create_dir_all(&dir).expect("tmp");
+    let dir = super::fixture::scratch("stdin");
     let out = dir.join("report.md");
     let gz = fs::read(root().join("samples/bulk-export/access.log.gz")).expect("sample");
     let assert = super::fixture::postmortem()

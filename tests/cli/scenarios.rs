@@ -176,7 +176,7 @@ const MIN_OTHER_SHARE: f64 = 0.85;
 
 #[test]
 fn scenarios_fixed_draws_match_their_truth() {
-    let tmp = std::env::temp_dir().join(format!("pm-scenarios-{}", std::process::id()));
+    let tmp = super::fixture::scratch("scenarios");
     let (mut failures, mut misses, mut others) = (Vec::new(), Vec::new(), 0usize);
     for c in cases() {
         let g = gen::generate(c.scenario, c.seed, true).expect("a scenario");

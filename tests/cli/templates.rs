@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::fixture::{postmortem, root};
+use super::fixture::{postmortem, root, scratch, Scratch};
 use crate::gen;
 
 /// `postmortem templates --json ARGS...`: the templates array.
@@ -197,11 +197,8 @@ fn pool_log(dir: &Path, format: &str, lines: usize) -> (PathBuf, u64) {
     (p, timeouts)
 }
 
-fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("pm-templates-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).expect("temp dir");
-    d
+fn tmp(name: &str) -> Scratch {
+    scratch(&format!("templates-{name}"))
 }
 
 #[test]
@@ -488,9 +485,7 @@ fn a_real_log_s_templates_are_few_and_stable() {
 /// Each pod's records are that pod's; a file named otherwise names none.
 #[test]
 fn a_pod_log_file_names_the_instance_of_its_lines() {
-    let dir = std::env::temp_dir().join(format!("postmortem-podlog-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("tmp");
+    let dir = scratch("podlog");
     let id = "0b674aaf2c74b1815cfe2dec339a89e19d071f9e0044dbf8a61014052707707c";
     let mut files = Vec::new();
     for (i, pod) in ["web-7d9f8b6c5d-x2x9k", "web-7d9f8b6c5d-q8w2m"]

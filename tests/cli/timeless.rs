@@ -3,16 +3,11 @@
 //! over rows give their last capture at the end of the input.
 
 use serde_json::Value;
-use std::fs;
 
-use super::fixture::run;
+use super::fixture::{run, scratch_file, ScratchFile};
 
-fn tmp(name: &str, content: &str) -> String {
-    let dir = std::env::temp_dir().join(format!("postmortem-timeless-{}", std::process::id()));
-    fs::create_dir_all(&dir).expect("tmp");
-    let p = dir.join(name);
-    fs::write(&p, content).expect("write");
-    p.display().to_string()
+fn tmp(name: &str, content: &str) -> ScratchFile {
+    scratch_file(name, content)
 }
 
 #[test]
@@ -25,7 +20,7 @@ fn a_pool_table_without_a_capture_time_is_parsed_and_counted_as_unplaced() {
          orders   | app  |       412 |        388 |        80 | transaction\n\
          (1 row)\n",
     );
-    let (code, out, err) = run(&["formats", "check", "--json", &p]);
+    let (code, out, err) = run(&["formats", "check", "--json", p.arg()]);
     assert_eq!(code, 0, "{err}");
     let v: Value = serde_json::from_str(out.trim()).expect("json");
     assert_eq!(v["format"], "pgbouncer_show");
@@ -38,7 +33,7 @@ fn a_pool_table_without_a_capture_time_is_parsed_and_counted_as_unplaced() {
         "{v}"
     );
 
-    let (code, report, err) = run(&["analyze", &p]);
+    let (code, report, err) = run(&["analyze", p.arg()]);
     assert_eq!(code, 0, "{err}");
     assert!(report.contains("not on the timeline"), "{report}");
 }
@@ -52,7 +47,7 @@ fn the_last_pg_stat_activity_capture_is_counted_at_the_end_of_the_input() {
          2026-10-01 07:58:00+00,orders,4243,app,idle,client backend\n\
          2026-10-01 07:58:05+00,orders,4242,app,active,client backend\n",
     );
-    let (code, out, err) = run(&["formats", "check", "--fields", &p]);
+    let (code, out, err) = run(&["formats", "check", "--fields", p.arg()]);
     assert_eq!(code, 0, "{err}");
     let totals: Vec<(String, String)> = out
         .lines()
