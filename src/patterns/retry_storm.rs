@@ -294,6 +294,10 @@ fn client_case(cx: &Context<'_>, dim: Dim, s: &DimStats, window: Span, fail: Opt
     let mut resent_from = None;
     if let (Dim::Tenant, Some(f)) = (dim, fail) {
         let (_, resent) = cx.agg.resent_paths(&s.value, Span::new(f, window.end));
+        // Distinct paths it asked for again, each at least one request of
+        // the window's: never more than it sent (a sampled count scaled up
+        // can be).
+        let resent = resent.min(s.window_requests);
         if resent > retried.requests {
             retried.requests = resent;
             resent_from = Some(f);
