@@ -338,6 +338,10 @@ pub trait EventSink: Send + Sized {
     fn input_metric(&mut self, _input: u32, _metric: &str, _role: MetricRole) {}
     /// An input has been read whole (its workers joined).
     fn end_input(&mut self) {}
+    /// A record's envelope names its writer `envelope` (a CloudWatch log
+    /// stream, a container) and its own line names it `line` (a host
+    /// field): two names of the one process that wrote it.
+    fn one_writer(&mut self, _envelope: &str, _line: &str) {}
 }
 
 /// A sink that keeps nothing (`formats check`).

@@ -256,6 +256,10 @@ impl crate::event::EventSink for Aggregates {
         self.file_metric = Some((input, std::sync::Arc::from(metric), role));
     }
 
+    fn one_writer(&mut self, envelope: &str, line: &str) {
+        self.ties.add_writer(envelope, line);
+    }
+
     fn end_input(&mut self) {
         self.seen.end_input();
     }

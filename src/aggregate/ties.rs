@@ -38,12 +38,14 @@ pub fn address_in(message: &str) -> Option<&str> {
         })
 }
 
-/// (instance name, address) pairs seen in start-up lines, and (host,
-/// instance) pairs that inputs' paths name (`logs/<host>/<container>-json.log`).
+/// (instance name, address) pairs seen in start-up lines, (host,
+/// instance) pairs that inputs' paths name (`logs/<host>/<container>-json.log`),
+/// and (envelope, line) names of one record's writer.
 #[derive(Debug, Default, Clone, PartialEq)]
 pub struct Ties {
     pairs: BTreeSet<(String, String)>,
     hosts: BTreeSet<(String, String)>,
+    writers: BTreeSet<(String, String)>,
 }
 
 impl Ties {
@@ -52,6 +54,21 @@ impl Ties {
         if host != instance {
             self.hosts.insert((host.to_string(), instance.to_string()));
         }
+    }
+
+    /// A record its envelope says `envelope` wrote and its line says
+    /// `line` did (a log stream `app/web/<task>` and the host field of the
+    /// line in it).
+    pub fn add_writer(&mut self, envelope: &str, line: &str) {
+        if envelope != line {
+            self.writers
+                .insert((envelope.to_string(), line.to_string()));
+        }
+    }
+
+    /// The (envelope, line) names of records' writers.
+    pub fn writers(&self) -> impl Iterator<Item = &(String, String)> {
+        self.writers.iter()
     }
 
     /// The (host, instance) pairs of inputs' paths.
@@ -75,6 +92,7 @@ impl Ties {
     pub fn merge(&mut self, other: Ties) {
         self.pairs.extend(other.pairs);
         self.hosts.extend(other.hosts);
+        self.writers.extend(other.writers);
     }
 
     pub fn iter(&self) -> impl Iterator<Item = &(String, String)> {

@@ -55,12 +55,17 @@ enum Shape {
     Ip,
     /// A pod, task, host or dyno name.
     Name,
+    /// A name that ends in one of its own (see [`path_tail`]): a log stream
+    /// `app/web/<task>`, a task ARN. The id alone is what other records
+    /// use, and shorter.
+    Path,
 }
 
 fn shape(name: &str) -> Shape {
     match split_address(name) {
         Some((_, Some(_))) => Shape::Address,
         Some((_, None)) => Shape::Ip,
+        None if path_tail(name).is_some() => Shape::Path,
         None => Shape::Name,
     }
 }
@@ -447,6 +452,11 @@ pub fn build(agg: &Aggregates, span: Span, identity_labels: &[String]) -> Identi
         claims.claim("path host", host, inst);
         ids.place(inst, host);
     }
+    // A log stream and the host its lines name: one task's two names. A
+    // host several streams name (tasks sharing an EC2 host) ties none.
+    for (stream, inst) in agg.ties().writers() {
+        claims.claim("log stream", stream, inst);
+    }
     claims.settle(&mut ids);
     for b in agg.banners() {
         if let Some(i) = b.instance.as_deref() {
@@ -629,6 +639,51 @@ mod tests {
             ids.canonical(&format!("ecs/web/{task}")),
             "10.42.12.70:3000"
         );
+    }
+
+    /// A log stream whose lines name their host is that host's task: the
+    /// task id an ECS event names, the stream and the host are one instance
+    /// (thundering-herd draw 702504 counted one restart twice, "2 of 2
+    /// instances"). A host the lines of two streams name (two tasks on one
+    /// EC2 host) is neither task.
+    #[test]
+    fn a_log_stream_and_the_host_its_lines_name_are_one_instance() {
+        use crate::event::{Event, EventSink, InfraEvent, InfraKind};
+        let (a, b, c) = (
+            "c34f27c69fb664253c0e932e474b61f7",
+            "22a407c8e0d54b8f9a1c3d2e4f5a6b7c",
+            "9e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b",
+        );
+        let mut agg = Aggregates::new();
+        for (task, host) in [
+            (a, "ip-10-42-3-26"),
+            (b, "ip-10-42-7-23"),
+            (c, "ip-10-42-7-23"),
+        ] {
+            agg.one_writer(&format!("app/web/{task}"), host);
+            agg.add(Event::Infra(InfraEvent {
+                ts: 1_000,
+                first_ts: 1_000,
+                origin: Default::default(),
+                kind: InfraKind::Started,
+                object: task.into(),
+                reason: String::new(),
+                message: String::new(),
+                count: 1,
+                members: Vec::new(),
+                host: None,
+            }));
+        }
+        agg.finish();
+        let ids = build(&agg, Span::new(0, 90), &[]);
+        assert_eq!(ids.canonical(a), ids.canonical("ip-10-42-3-26"));
+        assert_eq!(ids.canonical(a), ids.canonical(&format!("app/web/{a}")));
+        // Named by the id other records use, not by its stream.
+        assert_eq!(ids.canonical(&format!("app/web/{a}")), a);
+        for task in [b, c] {
+            assert_ne!(ids.canonical(task), ids.canonical("ip-10-42-7-23"));
+        }
+        assert_ne!(ids.canonical(b), ids.canonical(c));
     }
 
     /// A kubelet's events name the pod and its node; the kernel monitor's

@@ -42,6 +42,9 @@ pub(super) struct InnerParser<'c> {
     log_requests: bool,
     /// Specific formats for the inner lines the inner format does not read.
     others: Option<Others<'c, 'static>>,
+    /// The last (envelope, line) names of a writer told to the sink: a
+    /// stream's records tell the same pair line after line.
+    told: Option<(String, String)>,
     pub(super) opts: &'c ParseOptions,
 }
 
@@ -62,6 +65,7 @@ impl<'c> InnerParser<'c> {
             detected: false,
             log_requests: false,
             others: None,
+            told: None,
             opts,
         }
     }
@@ -239,6 +243,21 @@ impl<'c> InnerParser<'c> {
                 r.from_log |= self.log_requests;
             }
             if let Some(inst) = &w.instance {
+                let named = match &ev {
+                    Event::Request(r) => r.instance.as_deref(),
+                    Event::Log(l) => l.instance.as_deref(),
+                    _ => None,
+                };
+                if let Some(line) = named.filter(|l| *l != inst.as_str()) {
+                    let told = self
+                        .told
+                        .as_ref()
+                        .is_some_and(|(e, l)| e == inst && l == line);
+                    if !told {
+                        sink.one_writer(inst, line);
+                        self.told = Some((inst.to_string(), line.to_string()));
+                    }
+                }
                 match &mut ev {
                     Event::Request(r) if r.instance.is_none() => {
                         r.instance = Some(inst.clone().into())
