@@ -618,6 +618,15 @@ pub fn find(span: Span, flags: &Flags) -> Option<Incident> {
         [] => return None,
     };
     let (mut before, mut after) = (before.iter().rev().peekable(), after.iter().peekable());
+    // How far back the incident reaches across the short clusters passed
+    // over before it: they are no onset, but as after it they bridge to an
+    // earlier wave that failed or killed an instance, whichever way the
+    // walk goes (crash-loop draw 702504: a crash with 14 requests cut, a
+    // 22 s cluster 137 s later and the main wave 217 s after that joined
+    // walking forward and not walking back; the onset came 12 min late).
+    let failed =
+        |c: &(usize, usize, usize)| (c.0..=c.1).any(|i| flags.errors.get(i) == Some(&true));
+    let mut reach = whole.0;
     loop {
         let mut grew = false;
         // Before the incident only waves of their own count: a short
@@ -627,13 +636,22 @@ pub fn find(span: Span, flags: &Flags) -> Option<Incident> {
         // leaked again; the onset came 163 s late). After the incident a
         // short cluster counts too: the service is not back while symptoms
         // return.
-        let counts_before =
-            |prev: &&(usize, usize, usize)| (qualifies(prev) || died(prev)) && joins(prev, &whole);
+        let bridged = (reach, whole.1, whole.2);
+        let counts_before = |prev: &&(usize, usize, usize)| {
+            (qualifies(prev) || died(prev))
+                && (joins(prev, &whole)
+                    || (reach < whole.0 && (failed(prev) || died(prev)) && joins(prev, &bridged)))
+        };
         if let Some(prev) = before.next_if(counts_before) {
             whole.0 = prev.0;
+            reach = whole.0;
             grew = true;
-        } else if before.next_if(|prev| !qualifies(prev)).is_some() {
-            // A short cluster hides none behind it.
+        } else if let Some(prev) = before.next_if(|prev| !qualifies(prev)) {
+            // A short cluster hides none behind it, and bridges as far as
+            // a relapse would join.
+            if reach.saturating_sub(prev.1) <= RELAPSE_SECS {
+                reach = prev.0;
+            }
             grew = true;
         }
         if let Some(next) = after.next_if(|next| joins(&whole, next)) {
@@ -1166,6 +1184,28 @@ mod tests {
         // Forty seconds three minutes before are a precursor, not the onset.
         let inc = incident_of_failures(&[1000..1040, 1220..1800]);
         assert_eq!((inc.onset, inc.recovered), (1220, 1800));
+    }
+
+    /// A first wave that failed, a short cluster two minutes later and the
+    /// main wave three and a half minutes after that: one incident from the
+    /// first wave, as it is when the first wave is the worst (the walk back
+    /// bridges as the walk forward does). A first wave of latency alone
+    /// that far back stays apart, and the short cluster is no onset.
+    #[test]
+    fn a_short_cluster_bridges_back_to_a_wave_that_failed() {
+        let inc = incident_of_failures(&[1000..1250, 1387..1409, 1626..2400]);
+        assert_eq!((inc.onset, inc.recovered), (1000, 2400));
+        let inc = incident_of_failures(&[1000..1250, 1626..2400]);
+        assert_eq!((inc.onset, inc.recovered), (1626, 2400));
+        let mut f = flags(7200);
+        for i in 1000..1250 {
+            f.latency[i] = true;
+        }
+        for i in (1387..1409).chain(1626..2400) {
+            f.errors[i] = true;
+        }
+        let inc = find(Span::new(0, 7200), &f).expect("incident");
+        assert_eq!((inc.onset, inc.recovered), (1626, 2400));
     }
 
     /// Two waves that each killed both pods, and a third six and a half
