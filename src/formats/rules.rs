@@ -674,6 +674,34 @@ mod tests {
                 Some(Signal::RateLimited),
             ),
             (
+                "an upstream's 429",
+                "call to api.hubspot.com returned HTTP 429, backing off",
+                Some(Signal::RateLimited),
+            ),
+            (
+                "an SDK's status code",
+                "Request failed with status code 429",
+                Some(Signal::RateLimited),
+            ),
+            (
+                "a JSON status",
+                "{\"msg\":\"crm call failed\",\"status\": 429}",
+                Some(Signal::RateLimited),
+            ),
+            // A bare 429 is no status: a tenant's slug in a failed
+            // request's path made slow-integration draw 895301 an upstream
+            // rate limit; so would an id or a timestamp's milliseconds.
+            (
+                "a slug ending in 429",
+                "GET /api/workspaces/soylent-group-429/alerts 500 15032ms",
+                None,
+            ),
+            (
+                "milliseconds 429",
+                "2015-08-25 04:21:15,429 - WARN cannot open channel",
+                None,
+            ),
+            (
                 "heroku memory",
                 "Error R15 (Memory quota vastly exceeded)",
                 Some(Signal::Crash),
