@@ -275,7 +275,7 @@ fn finish(
     let watchdog = quoted(agg, ids, Signal::HealthCheckFailed, |m| {
         causes.killed_by_watchdog(m)
     });
-    killed_for_the_check(h, &watchdog);
+    killed_for_the_check(h, &watchdog, causes);
     drop_reports_of_others(h, &seen_up);
     let groups: Vec<String> = h.groups.keys().cloned().collect();
     for g in groups {
@@ -515,7 +515,7 @@ fn quoted(
 /// watchdog sends looks like a crash), that came within [`CHECK_KILL_MS`]
 /// after the instance's health check failed were the check's kills.
 /// `watchdog`: the instances whose failed check was their watchdog's.
-fn killed_for_the_check(h: &mut InstanceHistory, watchdog: &BTreeSet<String>) {
+fn killed_for_the_check(h: &mut InstanceHistory, watchdog: &BTreeSet<String>, causes: &StopCauses) {
     if h.probe_failures.is_empty() {
         return;
     }
@@ -528,7 +528,14 @@ fn killed_for_the_check(h: &mut InstanceHistory, watchdog: &BTreeSet<String>) {
     let mut life_from: BTreeMap<String, Millis> = BTreeMap::new();
     for r in &mut h.restarts {
         let began = life_from.insert(r.instance.clone(), r.up.unwrap_or(r.down));
-        if r.cause.as_deref().is_some_and(|c| c != CRASHED) {
+        // A cause that says only that it stopped (ECS's "has stopped 1
+        // running tasks", logged in the same millisecond as "failed
+        // container health checks") is no other reason: organic-growth
+        // draw 895317's kills for the check went uncounted.
+        if r.cause
+            .as_deref()
+            .is_some_and(|c| c != CRASHED && !causes.says_no_reason(c))
+        {
             continue;
         }
         let Some(p) = h.probe_failures.get(&r.instance) else {
@@ -924,7 +931,7 @@ mod tests {
             },
         );
         let watchdog: BTreeSet<String> = ["api-a".to_string()].into();
-        killed_for_the_check(&mut h, &watchdog);
+        killed_for_the_check(&mut h, &watchdog, &StopCauses::default());
         let causes: Vec<Option<&str>> = h.restarts.iter().map(|r| r.cause.as_deref()).collect();
         assert_eq!(causes, [Some(KILLED_BY_WATCHDOG), None]);
         // Failing again in its new life, it was killed again.
@@ -934,7 +941,7 @@ mod tests {
         for r in &mut h.restarts {
             r.cause = None;
         }
-        killed_for_the_check(&mut h, &watchdog);
+        killed_for_the_check(&mut h, &watchdog, &StopCauses::default());
         assert!(h
             .restarts
             .iter()

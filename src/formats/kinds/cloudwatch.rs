@@ -117,7 +117,11 @@ fn split_label(label: &str) -> (&str, Option<&str>) {
         && first
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.')
-        && first.bytes().any(|b| b.is_ascii_uppercase() || b == b'_');
+        // A capital, an underscore or a dot marks a metric's name: words
+        // are not spelled `pod_cpu_utilization` or `hikaricp.connections.active`.
+        && first
+            .bytes()
+            .any(|b| b.is_ascii_uppercase() || b == b'_' || b == b'.');
     let one_value = !rest.is_empty() && !rest.contains(char::is_whitespace);
     if metric_like && one_value {
         (first, Some(rest))
@@ -172,7 +176,14 @@ mod tests {
     #[test]
     fn responses() {
         type Case = (&'static str, &'static str, Result<Vec<&'static str>, Skip>);
-        let cases: [Case; 5] = [
+        let cases: [Case; 6] = [
+            (
+                "a dotted metric's label: a Micrometer gauge and its pod",
+                r#"{"MetricDataResults":[{"Id":"m3","Label":"hikaricp.connections.active web-7c9d-k2xqp","Timestamps":["2026-10-01T07:59:00+00:00"],"Values":[20.0],"StatusCode":"Complete"}],"Messages":[]}"#,
+                Ok(vec![
+                    "2026-10-01T07:59:00+00:00 hikaricp.connections.active{dimension=\"web-7c9d-k2xqp\",id=\"m3\"} 20.0",
+                ]),
+            ),
             (
                 "a console label: the metric and its dimension's value",
                 r#"{"MetricDataResults":[{"Id":"m14","Label":"ApproximateNumberOfMessagesVisible jobs","Timestamps":["2026-10-01T07:59:00+00:00"],"Values":[6100.0],"StatusCode":"Complete"},{"Id":"m2","Label":"API errors (5m)","Timestamps":["2026-10-01T07:59:00+00:00"],"Values":[3.0],"StatusCode":"Complete"}],"Messages":[]}"#,
