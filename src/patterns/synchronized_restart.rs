@@ -69,20 +69,19 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
     let (Some(_), Some(window)) = (a.incident, a.window()) else {
         return;
     };
-    // A rollout replacing instances is not them dying together.
-    let group = a
-        .history
-        .densest(timeline::SYNC_WINDOW_MS, |r| timeline::unplanned(a, r));
+    // A rollout replacing instances is not them dying together. Only the
+    // incident's restarts are grouped: an earlier pair killed in a blip
+    // hid the incident's group behind it (organic-growth draw 895310).
+    let (from, to) = ((window.start - 120) * 1000, window.end * 1000);
+    let group = a.history.densest(timeline::SYNC_WINDOW_MS, |r| {
+        r.down >= from && r.down < to && timeline::unplanned(a, r)
+    });
     let down = group.len();
     let Some(first) = group.first().map(|r| r.down) else {
         return;
     };
     let total = running_at(cx, first, &group).max(down);
-    if down < 2
-        || down * 2 < total
-        || first < (window.start - 120) * 1000
-        || first >= window.end * 1000
-    {
+    if down < 2 || down * 2 < total {
         return;
     }
     let back = group.iter().filter_map(|r| r.up).max();
