@@ -275,6 +275,18 @@ fn by_latency(cx: &Context<'_>, sink: &mut Vec<Finding>) {
             else {
                 continue;
             };
+            // The change tells the slow instance apart only where peers it
+            // did not bring in stayed fine: when every instance serving came
+            // in with it, the new version is what all of them run, and one
+            // of them hanging is that instance's own trouble (deploy-leak
+            // draw 895319: one of six new pods timed out 73 of 99 requests).
+            let stuck_names: Vec<&String> = stuck.iter().filter_map(|st| names.get(st.0)).collect();
+            let old_peers = before.iter().any(|d| {
+                d.baseline_requests > 0 && d.window_requests > 0 && !stuck_names.contains(&&d.value)
+            });
+            if !old_peers {
+                continue;
+            }
             stuck.retain(|st| {
                 let slow_from = window.start + st.1 as i64 * 60;
                 let new = before
@@ -305,11 +317,22 @@ fn by_latency(cx: &Context<'_>, sink: &mut Vec<Finding>) {
     // its pool's metrics) is the pool running out there first, which
     // `pool_exhaustion` tells: a gray failure is one slow for no reason
     // the data shows.
+    // Only where pools ran out across the fleet: an instance hanging on
+    // its own pool while its peers' were fine is the gray failure itself
+    // (deploy-leak draw 895319: one pod's leaked pool, five pods fine).
     let exhausted = pool_exhausted(cx, window);
+    let serving_now = names
+        .iter()
+        .zip(&minutes)
+        .filter(|(_, x)| x.iter().any(Option::is_some))
+        .map(|(n, _)| a.ids.canonical(n))
+        .collect::<std::collections::BTreeSet<_>>();
+    let fleet_wide = 2 * exhausted.intersection(&serving_now).count() >= serving_now.len();
     stuck.retain(|st| {
-        names
-            .get(st.0)
-            .is_none_or(|n| !exhausted.contains(&a.ids.canonical(n)))
+        !fleet_wide
+            || names
+                .get(st.0)
+                .is_none_or(|n| !exhausted.contains(&a.ids.canonical(n)))
     });
     // One instance named two ways (pod, IP:port) is one.
     let mut seen = std::collections::BTreeSet::new();

@@ -86,6 +86,45 @@ fn two_stuck_upstreams_among_five_are_a_gray_failure_not_a_tenant_surge() {
         .any(|f| f["pattern"] == "tenant_surge" && f["confidence"].as_f64() > Some(0.5)));
 }
 
+/// A deploy at minute 5 replaced the whole fleet (upstreams .11-.15 before
+/// it, .1-.5 after); from minute 10 one new upstream hangs while the four
+/// new peers are fine. The deploy does not tell it apart from its peers:
+/// it is a stuck instance, not the new version failing.
+#[test]
+fn one_of_a_new_fleet_hanging_while_its_new_peers_are_fine_is_stuck() {
+    let d = dir("stuck-new-fleet");
+    let log = access_log(&[1]);
+    let log: String = log
+        .lines()
+        .enumerate()
+        .map(|(i, l)| {
+            // Ten lines a second: the first 300 s went to the old fleet.
+            if i < 3000 {
+                let cut = l.rfind(' ').map_or(l.len(), |p| p + 1);
+                let up: usize = l[cut..]
+                    .trim_start_matches("10.0.0.")
+                    .trim_end_matches(":8080")
+                    .parse()
+                    .unwrap_or(1);
+                format!("{}10.0.0.{}:8080\n", &l[..cut], up + 10)
+            } else {
+                format!("{l}\n")
+            }
+        })
+        .collect();
+    fs::write(d.join("access.log"), log).expect("write");
+    fs::write(
+        d.join("deploys.log"),
+        "2026-10-01T07:05:00Z deploy api v2.5.0 by ci\n",
+    )
+    .expect("write");
+    let findings = findings_of(&d);
+    assert!(
+        confidence_of(&findings, "stuck_instance") >= 0.5,
+        "{findings:?}"
+    );
+}
+
 #[test]
 fn one_slow_upstream_in_a_fleet_failing_together_is_not_stuck() {
     // From minute 10 every upstream times out on half its requests (504,
