@@ -116,6 +116,15 @@ impl PoolState {
         !self.instances.is_empty()
     }
 
+    /// Metrics that could show a queue: a waiting series, or connections in
+    /// use against a known maximum. A database's count of its connections
+    /// (RDS `DatabaseConnections`) shows neither.
+    pub fn can_show_queue(&self) -> bool {
+        self.instances
+            .iter()
+            .any(|p| p.max.is_some() || p.waiting_runs.is_some())
+    }
+
     pub fn any_saturation(&self) -> bool {
         self.saturated_secs.iter().any(|s| *s) || self.log_lines.iter().any(|c| *c > 0)
     }
@@ -552,6 +561,35 @@ mod tests {
                 period_start: false,
             }));
         }
+    }
+
+    /// A database's count of its connections can show no queue; a pool's
+    /// size or its waiting callers can.
+    #[test]
+    fn only_a_size_or_a_waiting_series_can_show_a_queue() {
+        let count = PoolInstance {
+            instance: String::new(),
+            max: None,
+            peak_in_use: 90.0,
+            peak_waiting: 0.0,
+            saturated: Vec::new(),
+            waiting_runs: None,
+            series: "DatabaseConnections".into(),
+            input: 0,
+            seen: (0, 1000),
+            step: 60_000,
+            rollup: true,
+        };
+        let mut state = PoolState {
+            instances: vec![count.clone()],
+            ..PoolState::default()
+        };
+        assert!(state.has_metrics() && !state.can_show_queue());
+        state.instances.push(PoolInstance {
+            max: Some(20.0),
+            ..count
+        });
+        assert!(state.can_show_queue());
     }
 
     /// The saturation is dated where requests first waited, not where the
