@@ -300,7 +300,13 @@ pub fn correlate(agg: &Aggregates, opts: &CorrelateOptions) -> Result<Analysis, 
         } else {
             range.clone()
         };
-        flags = symptom_flags(agg, span, (range.clone(), waiting_base), &a, &health);
+        flags = symptom_flags(
+            agg,
+            span,
+            (range.clone(), waiting_base.clone()),
+            &a,
+            &health,
+        );
         let culprit = match (pass, incident) {
             (1, Some(inc)) => {
                 let w = Span::new(inc.symptoms_start - onset::MERGE_GAP, inc.recovered);
@@ -314,7 +320,7 @@ pub fn correlate(agg: &Aggregates, opts: &CorrelateOptions) -> Result<Analysis, 
             }
             _ => None,
         };
-        flags.causes = cause_flags(culprit, &a.pool, range);
+        flags.causes = cause_flags(culprit, &a.pool, (range, waiting_base));
         incident = onset::find(span, &flags);
         if opts.baseline.is_none() {
             baseline = onset::baseline_for(served, incident);
@@ -628,7 +634,10 @@ const AFFECTED_MIN_SHARE: f64 = 0.01;
 /// ten times its own usual. A route made slower (a slow dependency behind
 /// a flag) raises every instance's mean a few times over, and no instance
 /// was what failed; requests waiting in a queue for a pool take seconds.
-const QUEUED_MS: f64 = 5000.0;
+/// A second, as for an instance slower than its peers: a bulk export's
+/// queue kept every pod's users 1.7-2.7 s where they usually waited
+/// 100 ms, and five pods were counted unaffected (bulk-export draw 895310).
+const QUEUED_MS: f64 = 1000.0;
 const QUEUED_RATIO: f64 = 10.0;
 
 /// The instances the incident touched (see [`Analysis::instances_affected`]).
@@ -1253,18 +1262,34 @@ fn run_start(
 /// the one client that explains the extra load (if one does), and pool
 /// saturation. Growth spread over everyone is business, not a cause: such
 /// an incident is dated by its symptoms.
+/// `ranges`: the baseline, and the part of it that says how many callers
+/// may wait for a connection as a matter of course (as for the symptoms).
 fn cause_flags(
     culprit: Option<&[Cell]>,
     pool: &PoolState,
-    range: std::ops::Range<usize>,
+    ranges: (std::ops::Range<usize>, std::ops::Range<usize>),
 ) -> Vec<Vec<bool>> {
+    let (range, waiting_base) = ranges;
     let mut causes = Vec::new();
     if let Some(cells) = culprit {
         let counts: Vec<f64> = cells.iter().map(|c| f64::from(c.requests)).collect();
         let rate = onset::base_rate(&counts, range);
         causes.push(onset::count_flags(&counts, rate));
     }
-    causes.push(pool.pressing_secs.clone());
+    // A pool dates the onset only where callers waited beyond what the
+    // baseline's did: pods whose pools had a caller or two waiting in
+    // most minutes before the fault dated organic-growth draw 895307
+    // eleven minutes early, from the first unbroken run of such minutes.
+    // A pool pressing by being at its maximum (no waiting series) stays.
+    let beyond = waiting_beyond_baseline(pool, waiting_base);
+    causes.push(
+        pool.pressing_secs
+            .iter()
+            .zip(&pool.waiting_peak)
+            .zip(&beyond)
+            .map(|((p, w), b)| *p && (*b || *w == 0.0))
+            .collect(),
+    );
     causes
 }
 
@@ -1575,6 +1600,27 @@ mod tests {
         );
         // A baseline where nobody waited: any waiting caller counts.
         assert!(waiting_beyond_baseline(&pool, 2..4)[6]);
+    }
+
+    /// A pool dates an onset only where callers waited beyond the
+    /// baseline's own; one at its maximum with no waiting series does
+    /// wherever it pressed.
+    #[test]
+    fn a_pool_causes_only_beyond_its_usual_waiting() {
+        let peaks = [0.4, 0.0, 0.4, 0.3, 0.4, 3.0, 9.0, 0.0];
+        let mut pool = PoolState {
+            waiting_secs: peaks.iter().map(|p| *p > 0.0).collect(),
+            pressing_secs: peaks.iter().map(|p| *p > 0.0).collect(),
+            waiting_peak: peaks.to_vec(),
+            ..PoolState::default()
+        };
+        let causes = cause_flags(None, &pool, (0..3, 0..3));
+        assert_eq!(
+            causes[0],
+            [false, false, false, false, false, true, true, false]
+        );
+        pool.pressing_secs[7] = true;
+        assert!(cause_flags(None, &pool, (0..3, 0..3))[0][7]);
     }
 
     #[test]

@@ -678,9 +678,20 @@ pub fn find(span: Span, flags: &Flags) -> Option<Incident> {
         // short cluster counts too: the service is not back while symptoms
         // return.
         let bridged = (reach, whole.1, whole.2);
+        // Walking back, a wave that was only slow joins across no more
+        // than a relapse's gap: a slowdown that ended with the traffic that
+        // caused it, seven healthy minutes before the fault, is another
+        // episode (thundering-herd draw 895317 was dated 24 min early).
+        let joins_back = |prev: &(usize, usize, usize), whole: &(usize, usize, usize)| {
+            if failed(prev) || died(prev) {
+                joins(prev, whole)
+            } else {
+                whole.0.saturating_sub(prev.1) <= RELAPSE_SECS
+            }
+        };
         let counts_before = |prev: &&(usize, usize, usize)| {
             (qualifies(prev) || died(prev))
-                && (joins(prev, &whole)
+                && (joins_back(prev, &whole)
                     || (reach < whole.0 && (failed(prev) || died(prev)) && joins(prev, &bridged)))
         };
         if let Some(prev) = before.next_if(counts_before) {
@@ -1274,6 +1285,28 @@ mod tests {
         dies(&mut f, 1800, "api-c");
         let inc = find(Span::new(0, 7200), &f).expect("incident");
         assert_eq!((inc.onset, inc.recovered), (1780, 1870));
+    }
+
+    /// Thirteen minutes of slowness, seven and a half healthy, then the
+    /// fault's failures: walking back, the slow episode is another one.
+    /// Had it failed requests, the service would not have recovered in
+    /// between (the gap is shorter than either wave).
+    #[test]
+    fn a_slow_episode_minutes_before_the_failures_is_apart() {
+        let mut f = flags(7200);
+        for i in 1000..1800 {
+            f.latency[i] = true;
+        }
+        for i in 2254..3000 {
+            f.errors[i] = true;
+        }
+        let inc = find(Span::new(0, 7200), &f).expect("incident");
+        assert_eq!((inc.onset, inc.recovered), (2254, 3000));
+        for i in 1000..1800 {
+            f.errors[i] = true;
+        }
+        let inc = find(Span::new(0, 7200), &f).expect("incident");
+        assert_eq!((inc.onset, inc.recovered), (1000, 3000));
     }
 
     /// Each pod killed for its probes with a few seconds of requests cut,
