@@ -317,7 +317,6 @@ pub(crate) fn section(out: &mut String, d: &Draft<'_>) {
         let _ = writeln!(out, "Nothing to detect or recover from in these inputs.\n");
         return;
     };
-    let _ = writeln!(out, "- **Onset (first sign in the data):** {} UTC.", hms(o));
     // A rollout replacing instances, or one coming back, is no symptom.
     let routine = |e: &TimelineJson| {
         e.kind == TimelineKind::Restart
@@ -339,13 +338,29 @@ pub(crate) fn section(out: &mut String, d: &Draft<'_>) {
             )
             && !routine(e)
     });
-    if let Some(e) = first_symptom.filter(|e| e.kind != TimelineKind::Recovered) {
-        let _ = writeln!(
-            out,
-            "- **First symptom:** {} UTC, {}.",
-            hms(&e.ts),
-            symptom(e)
-        );
+    let first_symptom = first_symptom.filter(|e| e.kind != TimelineKind::Recovered);
+    match first_symptom {
+        // The onset was the first symptom: one line says both.
+        Some(e) if hms(&e.ts) == hms(o) => {
+            let _ = writeln!(
+                out,
+                "- **Onset (first sign in the data):** {} UTC, {}.",
+                hms(o),
+                symptom(e)
+            );
+        }
+        Some(e) => {
+            let _ = writeln!(out, "- **Onset (first sign in the data):** {} UTC.", hms(o));
+            let _ = writeln!(
+                out,
+                "- **First symptom:** {} UTC, {}.",
+                hms(&e.ts),
+                symptom(e)
+            );
+        }
+        None => {
+            let _ = writeln!(out, "- **Onset (first sign in the data):** {} UTC.", hms(o));
+        }
     }
     if let Some(e) = r
         .timeline
