@@ -18,7 +18,10 @@
 //!   4. a kubelet probe failed, or an instance was killed (liveness, OOM, crash), in it;
 //!   5. nothing succeeded in it while >= 10 successes were expected from the ordinary rate.
 //! - Symptom windows less than 120 s apart form one *cluster*. A cluster is *significant*
-//!   when it spans >= 90 s. The *incident* runs from the first to the last significant
+//!   when it spans >= 90 s and holds more than failed probes (a failure, slowness, a wait, a
+//!   kill, or nothing served): a pod failing a probe now and then, as some do all day, hurts
+//!   no one (crash-loop draw 895308 ran to the last three such failures, 3.7 h after the
+//!   service was back). The *incident* runs from the first to the last significant
 //!   cluster that ends after the fault began (the blips' clusters come before it),
 //!   widened over clusters of two windows or more that began after the fault, are no
 //!   blip's, and lie less than 5 minutes from it (a relapse, or an instance killed before
@@ -72,6 +75,8 @@ pub struct Symptoms {
     pub health: Vec<u32>,
     pub baseline: Vec<bool>,
     pub flags: Vec<bool>,
+    /// Symptom windows for more than a failed probe.
+    pub hurt: Vec<bool>,
     /// Baseline fault failures per request, median 30 s latency and the latency threshold.
     pub fail_rate: f64,
     pub lat_med: f64,
@@ -127,6 +132,7 @@ pub fn measure(d: &Draw, w: &World, g: &Ground) -> Symptoms {
         health: vec![0; nw],
         baseline: vec![false; nw],
         flags: vec![false; nw],
+        hurt: vec![false; nw],
         fail_rate: 0.0,
         lat_med: 0.0,
         lat_thr: f64::MAX,
@@ -180,6 +186,7 @@ pub fn measure(d: &Draw, w: &World, g: &Ground) -> Symptoms {
             if let Some(t) = l.ended {
                 let i = s.idx(t).min(nw - 1);
                 s.health[i] += 1;
+                s.hurt[i] = true;
             }
         }
     }
@@ -216,6 +223,7 @@ pub fn measure(d: &Draw, w: &World, g: &Ground) -> Symptoms {
         let expected_ok = d.cfg.traffic.rate_at(t + W / 2) * 10.0 * (1.0 - s.fail_rate);
         let dark = s.ok[i] == 0 && expected_ok >= 10.0;
         s.flags[i] = failing || slow || waiting || health || dark;
+        s.hurt[i] |= failing || slow || waiting || dark;
     }
     // Clusters: symptom windows less than 120 s apart.
     let mut i = 0;
@@ -233,7 +241,7 @@ pub fn measure(d: &Draw, w: &World, g: &Ground) -> Symptoms {
             }
             j += 1;
         }
-        let significant = (b - a + 1) as Ms * W >= 90_000;
+        let significant = (b - a + 1) as Ms * W >= 90_000 && (a..=b).any(|k| s.hurt[k]);
         s.clusters.push((a, b, significant));
         i = b + 1;
     }
