@@ -65,14 +65,7 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
     let sat_start = a.pool.first_saturated(span, window).map(|s| s * 1000);
     let mut evidence = Vec::new();
     let mut c: f64 = 0.3;
-    // Where the failing instances' own pools reported, the checks must have
-    // failed while those pools were short: a pool that ran out minutes
-    // before checks failed on an idle one is no coupling (thundering-herd
-    // draw 895311: 37 of 45 probe failures came with no connection in use,
-    // after a pool short for two minutes before the first).
-    let short = failing_while_short(a, &probes, (w0, w1));
-    let unbound = short.is_some_and(|s| s < MOSTLY);
-    if let Some(s) = sat_start.filter(|_| !unbound) {
+    if let Some(s) = sat_start {
         if s <= first_fail {
             c += 0.25;
             evidence.push(Evidence::new(
@@ -203,7 +196,7 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
         && reporting
             .iter()
             .all(|p| p.max.is_some() || !above_usual(&p.series, p.input));
-    if sat_start.is_none() && !waited && bounded || unbound {
+    if sat_start.is_none() && !waited && bounded {
         c = c.min(0.45);
     }
     // A check bound to an exhausted resource fails again and again while it
@@ -245,109 +238,4 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
             ACTIONS
         },
     });
-}
-
-/// The most of the failing time the checks must have failed with a short
-/// pool to be bound to it.
-const MOSTLY: f64 = 0.5;
-
-/// The share of the probes' failing seconds (each instance's runs of
-/// failures that reach the window `w`, ms) in which that instance's own
-/// pool was short: saturated or with callers waiting, a sample's step
-/// either side. `None` where no failing instance's own pool reported then.
-fn failing_while_short(
-    a: &crate::correlate::Analysis,
-    probes: &[(&String, &ProbeFailures)],
-    w: (i64, i64),
-) -> Option<f64> {
-    let (mut known, mut short) = (0u64, 0u64);
-    for (inst, p) in probes {
-        for &(from, to, _) in p.runs.iter().filter(|r| r.1 >= w.0 - 120_000 && r.0 < w.1) {
-            let pools: Vec<_> = a
-                .pool
-                .instances
-                .iter()
-                .filter(|x| &x.instance == *inst && x.reported(from, to + 1))
-                .collect();
-            if pools.is_empty() {
-                continue;
-            }
-            let periods: Vec<(i64, i64)> = pools
-                .iter()
-                .flat_map(|x| {
-                    x.saturated
-                        .iter()
-                        .chain(x.waiting_runs.iter().flatten())
-                        .map(move |&(s, e)| (s - x.step, e + x.step))
-                })
-                .collect();
-            for t in (from..=to).step_by(1000) {
-                known += 1;
-                if periods.iter().any(|&(s, e)| s <= t && t <= e) {
-                    short += 1;
-                }
-            }
-        }
-    }
-    (known > 0).then(|| short as f64 / known as f64)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::correlate::{Analysis, PoolInstance};
-
-    /// A pod whose pool sampled every 15 s was short from 100 s to 250 s.
-    fn pod_with_pool() -> Analysis {
-        let mut a = Analysis::default();
-        a.pool.instances.push(PoolInstance {
-            instance: "api-a".into(),
-            max: Some(7.0),
-            peak_in_use: 7.0,
-            peak_waiting: 20.0,
-            saturated: vec![(100_000, 250_000)],
-            waiting_runs: Some(Vec::new()),
-            series: "pool_active".into(),
-            input: 0,
-            seen: (0, 2_000_000),
-            step: 15_000,
-            rollup: false,
-        });
-        a
-    }
-
-    fn failing(runs: &[(i64, i64)]) -> ProbeFailures {
-        ProbeFailures {
-            first: runs[0].0,
-            last: runs[runs.len() - 1].1,
-            count: runs.len() as u32 * 3,
-            origin: Default::default(),
-            runs: runs
-                .iter()
-                .map(|&(f, t)| (f, t, Default::default()))
-                .collect(),
-        }
-    }
-
-    /// Checks failing through the pod's shortage are bound to it; checks
-    /// that go on failing for minutes after its pool had room again are not;
-    /// an instance whose pool never reported says nothing.
-    #[test]
-    fn checks_fail_with_their_own_pool_short_or_not() {
-        let a = pod_with_pool();
-        let pod = "api-a".to_string();
-        let p = failing(&[(160_000, 240_000)]);
-        assert_eq!(
-            failing_while_short(&a, &[(&pod, &p)], (100_000, 400_000)),
-            Some(1.0)
-        );
-        let p = failing(&[(230_000, 900_000)]);
-        let s = failing_while_short(&a, &[(&pod, &p)], (100_000, 1_000_000)).expect("known");
-        assert!(s < MOSTLY, "{s}");
-        let other = "api-b".to_string();
-        assert_eq!(
-            failing_while_short(&a, &[(&other, &p)], (100_000, 1_000_000)),
-            None
-        );
-    }
 }
