@@ -90,6 +90,75 @@ struct Hog {
     owner: Option<Owner>,
 }
 
+/// The subjects (tenants, integrations, endpoints) that `hogs` passes,
+/// their shares of held time, or of busy time when `by_busy`.
+fn hogs_by(
+    cx: &Context<'_>,
+    hogs: &dyn Fn(&Share<'_>) -> bool,
+    by_busy: bool,
+    (window, baseline): (crate::aggregate::Span, crate::aggregate::Span),
+) -> Vec<Hog> {
+    let mut found: Vec<Hog> = Vec::new();
+    // Tenants, with the integration each mostly sent.
+    for dim in [Dim::Tenant, Dim::Integration, Dim::Route] {
+        let Ok(stats) = cx.agg.dim_stats(dim, window, baseline) else {
+            continue;
+        };
+        for Share {
+            stats: s,
+            held: busy,
+            requests: req,
+            was,
+            ..
+        } in shares(&stats, by_busy, (window.secs(), baseline.secs()))
+            .into_iter()
+            .filter(|x| hogs(x))
+        {
+            let (subject, label) = match dim {
+                Dim::Tenant => {
+                    let integ = cx.agg.main_integration(&s.value);
+                    let label = match &integ {
+                        Some(i) => format!("`{}` (integration `{i}`)", s.value),
+                        None => format!("`{}`", s.value),
+                    };
+                    (
+                        Subject {
+                            tenant: Some(s.value.clone()),
+                            integration: integ,
+                            ..Subject::default()
+                        },
+                        label,
+                    )
+                }
+                Dim::Integration => (
+                    Subject {
+                        integration: Some(s.value.clone()),
+                        ..Subject::default()
+                    },
+                    format!("integration `{}`", s.value),
+                ),
+                _ => (
+                    Subject {
+                        endpoint: Some(s.value.clone()),
+                        ..Subject::default()
+                    },
+                    format!("`{}`", s.value),
+                ),
+            };
+            found.push(Hog {
+                subject,
+                label,
+                busy,
+                requests: req,
+                n: s.window_requests,
+                was,
+                owner: None,
+            });
+        }
+    }
+    found
+}
+
 /// Each value's share of the time served requests held the servers (their
 /// durations less the wait every request of their second shared: while a
 /// pool is exhausted everyone's durations grow by the queue, and only the
@@ -234,66 +303,23 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
     // request's whole duration held a worker, failed or not (a 504 after
     // 2 s held its worker for those 2 s), and busy time is what was held.
     // Only metrics that could show a queue say none formed: a database's
-    // count of its connections cannot (slow-integration draw 895317: a
-    // tenant holding 94% of the pool's time was judged by its 27% of the
-    // busy time, queueing included, and missed).
-    let by_busy = a.pool.can_show_queue() && !pool_queued(a, window);
+    // count of its connections cannot, and then either may have run out.
+    // Connections first (slow-integration draw 895317: a tenant holding 94%
+    // of the pool's time was judged by its 27% of the busy time, queueing
+    // included, and missed), then workers (flag-flip draw 3377713: a route
+    // whose requests timed out held its workers, not the pool).
+    let unqueued = a.pool.has_metrics() && !pool_queued(a, window);
+    let modes: &[bool] = match (unqueued, a.pool.can_show_queue()) {
+        (true, true) => &[true],
+        (true, false) => &[false, true],
+        (false, _) => &[false],
+    };
     let mut found: Vec<Hog> = Vec::new();
-    // Tenants, with the integration each mostly sent.
-    for dim in [Dim::Tenant, Dim::Integration, Dim::Route] {
-        let Ok(stats) = cx.agg.dim_stats(dim, window, baseline) else {
-            continue;
-        };
-        for Share {
-            stats: s,
-            held: busy,
-            requests: req,
-            was,
-            ..
-        } in shares(&stats, by_busy, (window.secs(), baseline.secs()))
-            .into_iter()
-            .filter(hogs)
-        {
-            let (subject, label) = match dim {
-                Dim::Tenant => {
-                    let integ = cx.agg.main_integration(&s.value);
-                    let label = match &integ {
-                        Some(i) => format!("`{}` (integration `{i}`)", s.value),
-                        None => format!("`{}`", s.value),
-                    };
-                    (
-                        Subject {
-                            tenant: Some(s.value.clone()),
-                            integration: integ,
-                            ..Subject::default()
-                        },
-                        label,
-                    )
-                }
-                Dim::Integration => (
-                    Subject {
-                        integration: Some(s.value.clone()),
-                        ..Subject::default()
-                    },
-                    format!("integration `{}`", s.value),
-                ),
-                _ => (
-                    Subject {
-                        endpoint: Some(s.value.clone()),
-                        ..Subject::default()
-                    },
-                    format!("`{}`", s.value),
-                ),
-            };
-            found.push(Hog {
-                subject,
-                label,
-                busy,
-                requests: req,
-                n: s.window_requests,
-                was,
-                owner: None,
-            });
+    let mut by_busy = false;
+    for &mode in modes {
+        if found.is_empty() {
+            by_busy = mode;
+            found = hogs_by(cx, &hogs, mode, (window, baseline));
         }
     }
     // The most specific subject that holds the most: a tenant before its
