@@ -165,7 +165,7 @@ fn refine_count_edges(flags: &mut [bool], sharp: &[bool], counts: &[f64], expect
     for (s, e) in runs {
         if sharp.get(s) != Some(&true) {
             let (a, b) = (s.saturating_sub(longest), (s + longest).min(e));
-            if let Some(p) = split::best_count_split(&pc, &pe, a, b, Step::Up) {
+            if let Some(p) = split::best_split(&pc, &pe, a, b, Step::Up) {
                 if p < s {
                     set(flags, p..s, true);
                 } else {
@@ -184,7 +184,7 @@ fn refine_count_edges(flags: &mut [bool], sharp: &[bool], counts: &[f64], expect
                 (last + 1).saturating_sub(longest).max(s),
                 (last + 1 + longest).min(n),
             );
-            if let Some(p) = split::best_count_split(&pc, &pe, a, b, Step::Down) {
+            if let Some(p) = split::best_split(&pc, &pe, a, b, Step::Down) {
                 if p > e {
                     set(flags, e..p, true);
                 } else {

@@ -49,63 +49,6 @@ pub fn best_split(busy: &[f64], timed: &[f64], a: usize, b: usize, step: Step) -
     best.map(|(_, p)| p)
 }
 
-/// The second `p` in `(a, b)` that best splits a count into two Poisson
-/// rates per unit expected, the rate moving `step`: the one maximising the
-/// log-likelihood ratio `c1 ln(c1/e1) + c2 ln(c2/e2) - c ln(c/e)` of two
-/// rates against one. A step up begins at a second with a count, a step
-/// down right after one. `counts` and `expected` are prefix sums.
-///
-/// Least squares ([`best_split`]) suits durations; on counts of a few
-/// failures against almost none expected, it weighs one failure alone in
-/// its second above a trickle of a dozen over two minutes, and a canary's
-/// failures were dated from the last of them (canary draw 895314, 2 min
-/// late). The likelihood ratio weighs a rate by how many events carry it.
-pub fn best_count_split(
-    counts: &[f64],
-    expected: &[f64],
-    a: usize,
-    b: usize,
-    step: Step,
-) -> Option<usize> {
-    let b = b.min(expected.len().saturating_sub(1));
-    let ll = |c: f64, e: f64| {
-        if c > 0.0 && e > 0.0 {
-            c * (c / e).ln()
-        } else {
-            0.0
-        }
-    };
-    let (c, e) = (range_sum(counts, a, b), range_sum(expected, a, b));
-    let whole = ll(c, e);
-    let mut best: Option<(f64, usize)> = None;
-    for p in (a + 1)..b {
-        let edge = match step {
-            Step::Up => range_sum(counts, p, p + 1),
-            Step::Down => range_sum(counts, p - 1, p),
-        };
-        if edge <= 0.0 {
-            continue;
-        }
-        let (c1, e1) = (range_sum(counts, a, p), range_sum(expected, a, p));
-        let (c2, e2) = (range_sum(counts, p, b), range_sum(expected, p, b));
-        if e1 <= 0.0 || e2 <= 0.0 {
-            continue;
-        }
-        let moved = match step {
-            Step::Up => c2 / e2 > c1 / e1,
-            Step::Down => c2 / e2 < c1 / e1,
-        };
-        if !moved {
-            continue;
-        }
-        let score = ll(c1, e1) + ll(c2, e2) - whole;
-        if best.is_none_or(|(s, _)| score > s) {
-            best = Some((score, p));
-        }
-    }
-    best.map(|(_, p)| p)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -116,24 +59,6 @@ mod tests {
             out.push(out[out.len() - 1] + x);
         }
         out
-    }
-
-    /// A trickle of failures, one every ten seconds from second 120, and
-    /// nearly none expected: the rate steps up at the first of them, not
-    /// at a last one alone in its second at the window's edge. And it steps
-    /// down after the last.
-    #[test]
-    fn a_trickle_of_counts_steps_up_at_its_first() {
-        let counts: Vec<f64> = (0..240)
-            .map(|i| if i >= 120 && i % 10 == 0 { 1.0 } else { 0.0 })
-            .collect();
-        let (pc, pe) = (prefix(&counts), prefix(&[0.002; 240]));
-        assert_eq!(best_count_split(&pc, &pe, 0, 240, Step::Up), Some(120));
-        let tail: Vec<f64> = (0..240)
-            .map(|i| if i < 120 && i % 10 == 0 { 1.0 } else { 0.0 })
-            .collect();
-        let pt = prefix(&tail);
-        assert_eq!(best_count_split(&pt, &pe, 0, 240, Step::Down), Some(111));
     }
 
     #[test]
