@@ -321,13 +321,13 @@ fn by_latency(cx: &Context<'_>, sink: &mut Vec<Finding>) {
     // its own pool while its peers' were fine is the gray failure itself
     // (deploy-leak draw 895319: one pod's leaked pool, five pods fine).
     let exhausted = pool_exhausted(cx, window);
-    let serving_now = names
+    let serving = minutes
         .iter()
-        .zip(&minutes)
-        .filter(|(_, x)| x.iter().any(Option::is_some))
-        .map(|(n, _)| a.ids.canonical(n))
+        .zip(&names)
+        .filter(|(x, _)| x.iter().any(Option::is_some))
+        .map(|(_, n)| a.ids.canonical(n))
         .collect::<std::collections::BTreeSet<_>>();
-    let fleet_wide = 2 * exhausted.intersection(&serving_now).count() >= serving_now.len();
+    let fleet_wide = 2 * exhausted.intersection(&serving).count() >= serving.len();
     stuck.retain(|st| {
         !fleet_wide
             || names
@@ -342,12 +342,6 @@ fn by_latency(cx: &Context<'_>, sink: &mut Vec<Finding>) {
             .get(s.0)
             .is_some_and(|n| seen.insert(a.ids.canonical(n)))
     });
-    let serving = minutes
-        .iter()
-        .zip(&names)
-        .filter(|(x, _)| x.iter().any(Option::is_some))
-        .map(|(_, n)| a.ids.canonical(n))
-        .collect::<std::collections::BTreeSet<_>>();
     let active = serving.len();
     // Said against those running when it began: a replacement that started
     // at the end is not one of the peers it was compared with.
