@@ -87,9 +87,7 @@ impl AttributionRow {
             && self.requests >= MIN_COSTLY_REQUESTS;
         more || costlier
     }
-}
 
-impl AttributionRow {
     /// It ran the service out by sheer numbers: most of the window's
     /// requests and most of the requests above baseline are its own, at a
     /// rate far beyond its own and everyone else's change. Held time cannot

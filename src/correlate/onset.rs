@@ -549,22 +549,12 @@ pub fn find(span: Span, flags: &Flags) -> Option<Incident> {
     // incident" for its two short clusters.
     let mut joined: Vec<(usize, usize, usize)> = Vec::with_capacity(clusters.len());
     for c in clusters {
-        let dead = |c: &(usize, usize, usize)| -> Vec<&String> {
-            let mut who: Vec<&String> = flags
-                .died
-                .iter()
-                .filter(|(s, _)| (c.0..=c.1).contains(s))
-                .map(|(_, i)| i)
-                .collect();
-            who.sort();
-            who.dedup();
-            who
-        };
         match joined.last_mut() {
             Some(p)
-                if c.0 - p.1 <= RELAPSE_SECS
-                    && !dead(p).is_empty()
-                    && dead(&c).iter().any(|i| !dead(p).contains(i)) =>
+                if c.0 - p.1 <= RELAPSE_SECS && {
+                    let before = dead_in(flags, p);
+                    !before.is_empty() && dead_in(flags, &c).iter().any(|i| !before.contains(i))
+                } =>
             {
                 p.1 = c.1;
                 p.2 += c.2;
@@ -594,12 +584,7 @@ pub fn find(span: Span, flags: &Flags) -> Option<Incident> {
     // however few seconds its requests failed: deploy-leak draw 895307,
     // both pods killed for their probes 140 s apart, 16 requests cut at
     // each kill, was "no incident" for its 10 symptomatic seconds.
-    let fleet_dying = |c: &(usize, usize, usize)| {
-        let mut who: Vec<&String> = died_in(c).collect();
-        who.sort();
-        who.dedup();
-        who.len() >= 2
-    };
+    let fleet_dying = |c: &(usize, usize, usize)| dead_in(flags, c).len() >= 2;
     let qualifies = |c: &(usize, usize, usize)| {
         (c.1 - c.0) as i64 + 1 >= MIN_INCIDENT_SECS
             && (c.2 >= MIN_SYMPTOM_SECS || fleet_dying(c))
@@ -787,6 +772,19 @@ pub fn find(span: Span, flags: &Flags) -> Option<Incident> {
         recovered: span.start + answered as i64 + 1,
         symptoms_start: span.start + first as i64,
     })
+}
+
+/// The instances (canonical, each once) that died in cluster `c`'s seconds.
+fn dead_in<'a>(flags: &'a Flags, c: &(usize, usize, usize)) -> Vec<&'a String> {
+    let mut who: Vec<&String> = flags
+        .died
+        .iter()
+        .filter(|(s, _)| (c.0..=c.1).contains(s))
+        .map(|(_, i)| i)
+        .collect();
+    who.sort();
+    who.dedup();
+    who
 }
 
 /// The baseline for an incident: the data before it, less a minute of

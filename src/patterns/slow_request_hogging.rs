@@ -314,14 +314,13 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
         (true, false) => &[false, true],
         (false, _) => &[false],
     };
-    let mut found: Vec<Hog> = Vec::new();
-    let mut by_busy = false;
-    for &mode in modes {
-        if found.is_empty() {
-            by_busy = mode;
-            found = hogs_by(cx, &hogs, mode, (window, baseline));
-        }
-    }
+    let Some((by_busy, found)) = modes
+        .iter()
+        .map(|&mode| (mode, hogs_by(cx, &hogs, mode, (window, baseline))))
+        .find(|(_, found)| !found.is_empty())
+    else {
+        return;
+    };
     // The most specific subject that holds the most: a tenant before its
     // integration, an integration before an endpoint, when they hold about
     // as much.

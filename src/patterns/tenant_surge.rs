@@ -39,21 +39,13 @@ pub fn detect(cx: &Context<'_>, sink: &mut Vec<Finding>) {
     if top.rate_ratio < SURGE_RATIO || top.share_of_excess < SINGLE_CULPRIT_SHARE {
         return;
     }
-    let surge = a
-        .surges
-        .iter()
-        .filter(|s| s.value == top.value)
-        .min_by_key(|s| s.start);
+    let runs = a.surges.iter().filter(|s| s.value == top.value);
+    let surge = runs.clone().min_by_key(|s| s.start);
     // The surge runs from its first run's start to its last run's end: a
     // client waiting on a full pool sends in bursts, and its first run
     // alone ended the surge at 09:53:37 where its traffic stopped only at
     // 10:04, the recovery (bulk-export draw 895307).
-    let last_end = a
-        .surges
-        .iter()
-        .filter(|s| s.value == top.value)
-        .map(|s| s.end)
-        .max();
+    let last_end = runs.map(|s| s.end).max();
     let (start, end) = match (surge, last_end) {
         (Some(s), Some(e)) => (s.start, e.max(s.start + 1)),
         _ => (window.start, window.end),

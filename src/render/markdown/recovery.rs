@@ -339,28 +339,23 @@ pub(crate) fn section(out: &mut String, d: &Draft<'_>) {
             && !routine(e)
     });
     let first_symptom = first_symptom.filter(|e| e.kind != TimelineKind::Recovered);
-    match first_symptom {
-        // The onset was the first symptom: one line says both.
-        Some(e) if hms(&e.ts) == hms(o) => {
-            let _ = writeln!(
-                out,
-                "- **Onset (first sign in the data):** {} UTC, {}.",
-                hms(o),
-                symptom(e)
-            );
-        }
-        Some(e) => {
-            let _ = writeln!(out, "- **Onset (first sign in the data):** {} UTC.", hms(o));
-            let _ = writeln!(
-                out,
-                "- **First symptom:** {} UTC, {}.",
-                hms(&e.ts),
-                symptom(e)
-            );
-        }
-        None => {
-            let _ = writeln!(out, "- **Onset (first sign in the data):** {} UTC.", hms(o));
-        }
+    // The onset was the first symptom: one line says both.
+    let _ = match first_symptom.filter(|e| hms(&e.ts) == hms(o)) {
+        Some(e) => writeln!(
+            out,
+            "- **Onset (first sign in the data):** {} UTC, {}.",
+            hms(o),
+            symptom(e)
+        ),
+        None => writeln!(out, "- **Onset (first sign in the data):** {} UTC.", hms(o)),
+    };
+    if let Some(e) = first_symptom.filter(|e| hms(&e.ts) != hms(o)) {
+        let _ = writeln!(
+            out,
+            "- **First symptom:** {} UTC, {}.",
+            hms(&e.ts),
+            symptom(e)
+        );
     }
     if let Some(e) = r
         .timeline
